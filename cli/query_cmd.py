@@ -1,0 +1,9 @@
+"""CLI commands (filled in by the module's owner)."""
+
+from __future__ import annotations
+
+import typer
+
+
+def register(app: typer.Typer) -> None:
+    """Add this module's commands to `app`."""

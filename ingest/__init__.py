@@ -1,0 +1,1 @@
+"""Ingest: parse legal sources into typed, versioned, citation-linked artifacts and stores."""
