@@ -45,6 +45,7 @@ class EdgeType(StrEnum):
     APPLIES_IN = "applies_in"
     DERIVED_FROM = "derived_from"
     ANNOTATES = "annotates"  # a note (amendment, effective date, §104 table) to its provision
+    INTERPRETS = "interprets"  # an official interpretation to the paragraph it interprets
 
 
 class FactKind(StrEnum):
@@ -165,6 +166,7 @@ class ParsedDocument:
     edges: list[Edge] = field(default_factory=list)
     facts: list[Fact] = field(default_factory=list)
     unresolved: list[UnresolvedRef] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)  # e.g. scanned PDF pages with no text layer
 
 
 def version_id(node_id: str, effective_from: date | None) -> str:

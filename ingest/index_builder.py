@@ -1,0 +1,32 @@
+"""The seam between the snapshot pipeline and each retrieval index (Lucene, dense, ColBERT)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import date
+from pathlib import Path
+from typing import Any, Protocol
+
+
+@dataclass(frozen=True, slots=True)
+class IndexableDoc:
+    """One artifact version as the retrieval indexes see it."""
+
+    version_id: str  # the docid in every index
+    node_id: str
+    contents: str  # the text to index: citation, heading, ancestor chapeaus, own text
+    jurisdiction: str
+    authority: str
+    effective_from: date | None
+    effective_to: date | None
+
+
+class IndexBuilder(Protocol):
+    """Builds one index inside a snapshot directory."""
+
+    name: str  # also the sub-directory of the snapshot the index is written to
+
+    def build(self, docs: Sequence[IndexableDoc], out_dir: Path) -> dict[str, Any]:
+        """Write the index under `out_dir` and return figures about it (counts, seconds)."""
+        ...
