@@ -1,9 +1,130 @@
-"""CLI commands (filled in by the module's owner)."""
+"""`structfirst ask` and `structfirst search`: the query path from the command line."""
 
 from __future__ import annotations
 
+import csv
+from datetime import date
+from pathlib import Path
+
 import typer
+from rich.console import Console
+from rich.progress import track
+from rich.table import Table
+
+from structfirst.engine.engine import Engine
+from structfirst.engine.evidence import EvidenceBundle
+
+console = Console()
+err = Console(stderr=True)
+
+
+def _fail(message: str) -> None:
+    err.print(f"[red]error:[/red] {message}")
+    raise typer.Exit(1)
+
+
+def _open(index: Path) -> Engine:
+    try:
+        return Engine.open(index)
+    except (FileNotFoundError, ValueError) as exc:
+        _fail(str(exc))
+        raise  # unreachable: _fail exits
+
+
+def print_bundle(bundle: EvidenceBundle, limit: int = 8) -> None:
+    """A readable rendering of an evidence bundle."""
+    pq = bundle.parsed_query
+    console.rule(f"[bold]{bundle.question}")
+    console.print(
+        f"as of {pq.get('as_of')} · jurisdiction {pq.get('jurisdiction')} · "
+        f"type {pq.get('query_type')} · config {bundle.configuration} · "
+        f"snapshot {bundle.snapshot_id}"
+    )
+    for verdict in bundle.verdicts:
+        console.print(
+            f"[bold]{verdict['rule']}[/bold] = {verdict['verdict']}"
+            + (f"  (missing: {', '.join(verdict['missing'])})" if verdict.get("missing") else "")
+        )
+        for premise in verdict.get("trace", []):
+            console.print(f"    {premise['value']!s:>13}  {premise['premise']}  [{premise.get('citation')}]")
+    table = Table(show_lines=False)
+    for col in ("#", "citation", "version", "planes", "path / rule"):
+        table.add_column(col)
+    for cand in bundle.candidates[:limit]:
+        interval = f"{cand.effective_from or '…'} → {cand.effective_to or 'now'}"
+        planes = " ".join(f"{p}:{r}" for p, r in cand.plane_ranks.items())
+        extra = cand.graph_paths[0] if cand.graph_paths else ""
+        if cand.rule_support:
+            extra = (extra + " " if extra else "") + ", ".join(
+                f"{s['rule']}={s['verdict']}" for s in cand.rule_support
+            )
+        table.add_row(str(cand.rank), cand.citation or cand.node_id, interval, planes, extra)
+    console.print(table)
+    verdict = "ANSWER" if bundle.decision.answer else "ABSTAIN"
+    console.print(f"[bold]{verdict}[/bold]: {bundle.decision.reason}")
 
 
 def register(app: typer.Typer) -> None:
-    """Add this module's commands to `app`."""
+    @app.command()
+    def ask(
+        question: str,
+        index: Path = typer.Option(..., "--index", help="Index directory built by `ingest`."),
+        as_of: str | None = typer.Option(None, "--as-of", help="ISO date, e.g. 2011-06-15."),
+        jurisdiction: str | None = typer.Option(None, "--jurisdiction"),
+        config: str = typer.Option("full", "--config", help="Named configuration (H0..H4, full)."),
+        as_json: bool = typer.Option(False, "--json", help="Print the bundle as JSON."),
+    ) -> None:
+        """Answer one question with an evidence bundle."""
+        engine = _open(index)
+        try:
+            day = date.fromisoformat(as_of) if as_of else None
+            bundle = engine.ask(question, as_of=day, jurisdiction=jurisdiction, config=config)
+        except ValueError as exc:
+            _fail(str(exc))
+        if as_json:
+            print(bundle.to_json())
+        else:
+            print_bundle(bundle)
+
+    @app.command()
+    def search(
+        index: Path = typer.Option(..., "--index"),
+        topics: Path = typer.Option(..., "--topics", help="TSV: qid<TAB>question[<TAB>as_of]"),
+        run: Path = typer.Option(..., "--run", help="TREC run file to write."),
+        config: str = typer.Option("full", "--config"),
+        k: int = typer.Option(100, "--k"),
+    ) -> None:
+        """Batch-run a topics file into a TREC run file (docids are version ids)."""
+        engine = _open(index)
+        rows = _read_topics(topics)
+        run.parent.mkdir(parents=True, exist_ok=True)
+        with run.open("w", encoding="utf-8") as out:
+            for qid, question, as_of in track(rows, description=f"searching ({config})"):
+                try:
+                    bundle = engine.ask(question, as_of=as_of, config=config, k=k)
+                except ValueError as exc:
+                    _fail(f"{topics}: query {qid}: {exc}")
+                for cand in bundle.candidates:
+                    score = cand.rerank_score if cand.rerank_score is not None else cand.fused_score
+                    out.write(f"{qid} Q0 {cand.version_id} {cand.rank} {score:.6f} {config}\n")
+        console.print(f"wrote {run} ({len(rows)} queries)")
+
+
+def _read_topics(path: Path) -> list[tuple[str, str, date | None]]:
+    if not path.is_file():
+        _fail(f"{path}: no such topics file")
+    rows = []
+    with path.open(encoding="utf-8", newline="") as fh:
+        for lineno, row in enumerate(csv.reader(fh, delimiter="\t"), start=1):
+            if not row or not "".join(row).strip():
+                continue
+            if len(row) not in (2, 3):
+                _fail(f"{path}:{lineno}: expected qid<TAB>question[<TAB>as_of], got {len(row)} fields")
+            try:
+                as_of = date.fromisoformat(row[2]) if len(row) == 3 and row[2] else None
+            except ValueError:
+                _fail(f"{path}:{lineno}: as_of {row[2]!r} is not an ISO date")
+            rows.append((row[0], row[1], as_of))
+    if not rows:
+        _fail(f"{path}: no topics")
+    return rows

@@ -1,1 +1,1 @@
-"""structfirst.fusion."""
+"""Score fusion: reciprocal rank fusion, later a learned model."""
