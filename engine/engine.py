@@ -20,7 +20,7 @@ from structfirst.engine.decision import decide
 from structfirst.engine.evidence import EvidenceBundle, EvidenceCandidate
 from structfirst.engine.graph_plane import GraphPlane
 from structfirst.engine.plane import Plane, PlaneHit, PlaneQuery
-from structfirst.engine.query_parser import parse_query
+from structfirst.engine.query_parser import parse_query, query_terms
 from structfirst.engine.symbolic_plane import SymbolicPlane
 from structfirst.engine.text_planes import ColbertReranker, TextSearchPlane
 from structfirst.fusion.rrf import FusedCandidate, reciprocal_rank_fusion
@@ -80,16 +80,16 @@ class Engine:
         timings: dict[str, float] = {}
         started = time.perf_counter()
         parsed = parse_query(question, as_of=as_of, jurisdiction=jurisdiction)
-        allowed = self.catalog.allowed(parsed.as_of, parsed.jurisdiction, authorities)
+        allowed = self.catalog.allowed(parsed.as_of.value, parsed.jurisdiction.value, authorities)
         query = PlaneQuery(
-            text=parsed.search_text(),
-            as_of=parsed.as_of,
+            text=query_terms(parsed),
+            as_of=parsed.as_of.value,
             allowed=allowed,
             query_type=parsed.query_type,
-            seeds=tuple(parsed.seed_ids()),
-            terms=tuple(parsed.term_texts()),
+            seeds=parsed.seeds,
+            terms=tuple(t.term for t in parsed.terms),
             facts=parsed.fact_values(),
-            predicate=parsed.predicate_name(),
+            predicate=parsed.predicate.name if parsed.predicate else None,
         )
         timings["parse_filter"] = _ms(started)
         ranked: dict[str, list[PlaneHit]] = {}
