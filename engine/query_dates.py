@@ -1,0 +1,260 @@
+"""Date mentions in a question: where they are, what they say, what role they play.
+
+Part of the deterministic query parser (`structfirst.engine.query_parser`). Every mention
+keeps the character span of the question it was read from.
+
+Formats read (month names may be abbreviated, with or without a period; ordinals allowed):
+  "June 1, 2016" / "June 1 2016" / "1 June 2016"   -> a day
+  "2016-06-01" (ISO) / "6/1/2016" (US order M/D/Y)  -> a day
+  "June 2011"                                        -> a month
+  "2012" only after a preposition cue ("in 2012", "during 2012", "as of 2012", "since 2012",
+  "before 2012", ...)                                -> a year; a bare "2005" (as in "the 2005
+  amendments") is not taken as a date.
+  "today", "as of now", "right now", "the current version/law/threshold/..." -> `today`
+
+Point chosen for a period (documented choice): the *midpoint* of the named period, i.e. the
+15th for a month ("June 2011" -> 2011-06-15) and July 1 for a year ("in 2012" -> 2012-07-01).
+A version boundary inside the period (e.g. the §104 adjustments that take effect every third
+April 1) is then resolved toward the version in force for most of the period; the full
+period is kept (`period_start`, `period_end`, inclusive) so that a caller can see the
+uncertainty. A modifier shifts the point: "before/prior to X" -> the day before X starts,
+"after X" -> the day after X ends, "on or before/until/through X" -> the last day of X,
+"on or after/since/from X" -> the first day of X.
+
+Roles (from the words just before the date, within its clause; the nearest cue wins):
+  as_of     "as of X", "as of policy issuance on X", "effective X", "in effect on X"
+  filing    "filed on X", "a case filed in X", "petition date of X", "commenced on X"
+  transfer  "paid ... on X", "transferred on X", "payment was made on X"
+  generic   any other date (a point in time the question is about)
+
+An impossible date ("February 30, 2016", "2016-13-01") raises `QueryError` naming the text
+and its span.
+"""
+
+from __future__ import annotations
+
+import calendar
+import re
+from dataclasses import dataclass
+from datetime import date, timedelta
+
+Span = tuple[int, int]
+
+
+class QueryError(ValueError):
+    """A question the parser cannot accept; the message says what and where."""
+
+    def __init__(self, message: str, *, span: Span | None = None, text: str | None = None):
+        super().__init__(message)
+        self.span = span
+        self.text = text
+
+
+MONTHS = {
+    "january": 1, "jan": 1, "february": 2, "feb": 2, "march": 3, "mar": 3, "april": 4,
+    "apr": 4, "may": 5, "june": 6, "jun": 6, "july": 7, "jul": 7, "august": 8, "aug": 8,
+    "september": 9, "sept": 9, "sep": 9, "october": 10, "oct": 10, "november": 11, "nov": 11,
+    "december": 12, "dec": 12,
+}  # fmt: skip
+_MON = r"(?:january|february|march|april|may|june|july|august|september|october|november|december|jan|feb|mar|apr|jun|jul|aug|sept|sep|oct|nov|dec)"  # noqa: E501
+_ORD = r"(?:st|nd|rd|th)?"
+_YEAR_CUE = (
+    r"(?:\b(?:in|during|as\s+of|since|before|after|until|through|by|from|prior\s+to|"
+    r"effective)\s+(?:(?:the\s+)?(?:calendar\s+|fiscal\s+)?year\s+)?)"
+)
+
+DATE_RE = re.compile(  # every alternative starts a word: the lookahead skips other positions
+    rf"""
+    (?=\b\w)(?:
+    (?P<mdy>\b(?P<mdy_m>{_MON})\.?\s+(?P<mdy_d>\d{{1,2}}){_ORD},?\s+(?P<mdy_y>\d{{4}})\b)
+  | (?P<my>\b(?P<my_m>{_MON})\.?,?\s+(?:of\s+)?(?P<my_y>\d{{4}})\b)
+  | (?P<dmy>\b(?P<dmy_d>\d{{1,2}}){_ORD}\s+(?:of\s+)?(?P<dmy_m>{_MON})\.?,?\s+(?P<dmy_y>\d{{4}})\b)
+  | (?P<iso>(?<![\w./-])(?P<iso_y>\d{{4}})-(?P<iso_m>\d{{1,2}})-(?P<iso_d>\d{{1,2}})(?![\w/-]))
+  | (?P<num>(?<![\w./-])(?P<num_m>\d{{1,2}})/(?P<num_d>\d{{1,2}})/(?P<num_y>\d{{4}})(?![\w/-]))
+  | (?:{_YEAR_CUE}(?P<yr>(?<![\w$.,-])(?:1[89]|2[01])\d{{2}})\b
+        (?!\s*(?:U\.?\s?S\.?\s?C|C\.?\s?F\.?\s?R|%|percent|dollars|amendments?)))
+  | (?P<today>\b(?:today|now|current)\b)
+    )""",
+    re.I | re.X,
+)
+
+# Cue patterns, applied to the clause text just before a date. Each ends at the date: the
+# greedy lead makes the match's keyword the *last* one in the window.
+_GAP = r"(?:[\s,]+[\w'’$,.()§-]+){{0,{n}}}?[\s,:]*"
+_CUES: tuple[tuple[str, re.Pattern[str]], ...] = (
+    (
+        "as_of",
+        re.compile(
+            r"(?s:.*)\b(?P<kw>as\s+of|effective(?:\s+date)?|in\s+effect|in\s+force|"
+            r"applicable)\b" + _GAP.format(n=5) + r"$",
+            re.I,
+        ),
+    ),
+    (
+        "filing",
+        re.compile(
+            r"(?s:.*)\b(?P<kw>fil(?:ed|es|e|ing)|petition(?:\s+date)?|commenced|"
+            r"declared\s+bankruptcy|entered\s+bankruptcy|order\s+for\s+relief)\b"
+            + _GAP.format(n=4)
+            + r"$",
+            re.I,
+        ),
+    ),
+    (
+        "transfer",
+        re.compile(
+            r"(?s:.*)\b(?P<kw>paid|pays|repaid|transferred|transfers?|payments?|made|"
+            r"received|wired|sent)\b" + _GAP.format(n=8) + r"$",
+            re.I,
+        ),
+    ),
+)
+_MODIFIER = re.compile(
+    r"(?P<mod>on\s+or\s+before|on\s+or\s+after|before|prior\s+to|after|since|from|until|"
+    r"through|by)\s+(?:(?:the\s+)?(?:calendar\s+|fiscal\s+)?year\s+)?$",
+    re.I,
+)
+_CURRENT_NOUN = re.compile(
+    r"\s+(?:version|law|text|rule|threshold|amount|limit|minimum|maximum|figure|value|"
+    r"statute|regulation|code|edition)",
+    re.I,
+)
+_NOW_LEAD = re.compile(r"\b(?:as\s+of|right)\s+$", re.I)
+_CLAUSE_BREAK = re.compile(r"[?!;]|\.(?=\s+[A-Z])|\n")
+_CUE_WINDOW = 90
+
+
+@dataclass(frozen=True, slots=True)
+class DateMention:
+    """One date in the question."""
+
+    value: date  # the point chosen for it (see the module docstring)
+    span: Span  # the date text's [start, end) in the question
+    text: str
+    granularity: str  # "day" | "month" | "year" | "today"
+    period_start: date
+    period_end: date  # inclusive
+    role: str  # "as_of" | "filing" | "transfer" | "generic"
+    cue: str | None  # the cue words that gave the role ("as of", "filed", ...)
+    modifier: str | None  # "before", "after", "on or before", ... or None
+
+    @property
+    def exact(self) -> bool:
+        """A single named day ("June 1, 2016", "today"), with no before/after modifier."""
+        return self.granularity in ("day", "today") and self.modifier in (None, "on")
+
+
+def _make(y: int, m: int, d: int, text: str, span: Span) -> date:
+    try:
+        return date(y, m, d)
+    except ValueError as exc:
+        raise QueryError(
+            f"impossible date {text!r} at characters {span[0]}-{span[1]} of the question: {exc}",
+            span=span,
+            text=text,
+        ) from None
+
+
+def _clause_start(question: str, pos: int) -> int:
+    lo = max(0, pos - _CUE_WINDOW)
+    start = lo
+    for m in _CLAUSE_BREAK.finditer(question, lo, pos):
+        start = m.end()
+    return start
+
+
+def _shift(point: date, start: date, end: date, modifier: str | None) -> date:
+    if modifier is None:
+        return point
+    mod = " ".join(modifier.lower().split())
+    if mod in ("before", "prior to"):
+        return start - timedelta(days=1)
+    if mod == "after":
+        return end + timedelta(days=1)
+    if mod in ("on or before", "until", "through", "by"):
+        return end
+    return start  # "on or after", "since", "from"
+
+
+def find_dates(question: str, today: date) -> list[DateMention]:
+    """All date mentions, in order. Raises QueryError for an impossible date."""
+    out: list[DateMention] = []
+    for m in DATE_RE.finditer(question):
+        if m.group("mdy"):
+            grp = "mdy"
+            y, mo, d = int(m["mdy_y"]), MONTHS[m["mdy_m"].lower()], int(m["mdy_d"])
+            gran = "day"
+        elif m.group("my"):
+            grp = "my"
+            y, mo, d = int(m["my_y"]), MONTHS[m["my_m"].lower()], 1
+            gran = "month"
+        elif m.group("dmy"):
+            grp = "dmy"
+            y, mo, d = int(m["dmy_y"]), MONTHS[m["dmy_m"].lower()], int(m["dmy_d"])
+            gran = "day"
+        elif m.group("iso"):
+            grp = "iso"
+            y, mo, d = int(m["iso_y"]), int(m["iso_m"]), int(m["iso_d"])
+            if not 1800 <= y <= 2199:
+                continue  # e.g. a paragraph label "1013-2-1", not a date
+            gran = "day"
+        elif m.group("num"):
+            grp = "num"
+            y, mo, d = int(m["num_y"]), int(m["num_m"]), int(m["num_d"])
+            if not 1800 <= y <= 2199:
+                continue
+            gran = "day"
+        elif m.group("yr"):
+            grp = "yr"
+            y, mo, d = int(m["yr"]), 1, 1
+            gran = "year"
+        else:
+            grp = "today"
+            gran = "today"
+            y = mo = d = 0
+        span: Span = m.span(grp)
+        text = question[span[0] : span[1]]
+        if gran == "today":
+            low = text.lower()
+            if low == "current" and not _CURRENT_NOUN.match(question, span[1]):
+                continue  # only "the current version/law/threshold/..."
+            if low == "now" and not _NOW_LEAD.search(question, 0, span[0]):
+                continue  # only "as of now", "right now"
+            start = end = point = today
+        elif gran == "day":
+            point = _make(y, mo, d, text, span)
+            start = end = point
+        elif gran == "month":
+            start = _make(y, mo, 1, text, span)
+            end = date(y, mo, calendar.monthrange(y, mo)[1])
+            point = date(y, mo, 15)
+        else:
+            start, end, point = date(y, 1, 1), date(y, 12, 31), date(y, 7, 1)
+
+        clause_lo = _clause_start(question, span[0])
+        prefix = question[clause_lo : span[0]]
+        modifier = None
+        mm = _MODIFIER.search(prefix)
+        if mm:
+            modifier = " ".join(mm["mod"].lower().split())
+        role, cue, best = "generic", None, -1
+        for name, rx in _CUES:
+            cm = rx.match(prefix)
+            if cm and cm.start("kw") > best:
+                role, cue, best = name, " ".join(cm["kw"].lower().split()), cm.start("kw")
+        if gran == "today" and text.lower() in ("current", "now"):
+            role = "as_of" if role == "generic" else role
+        out.append(
+            DateMention(
+                value=_shift(point, start, end, modifier),
+                span=span,
+                text=text,
+                granularity=gran,
+                period_start=start,
+                period_end=end,
+                role=role,
+                cue=cue,
+                modifier=modifier,
+            )
+        )
+    return out
