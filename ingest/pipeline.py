@@ -1,0 +1,489 @@
+"""The ingest pipeline: sources -> parsed editions -> versions -> a new snapshot.
+
+`ingest(sources, index_dir)`:
+
+1. Finds the inputs. A directory is walked (sorted): `usc*.htm` is a US Code title (uscode),
+   a `.xml` whose root is `<regulation` is RegML, `.pdf` and `.jsonl` go to their parsers.
+   Amendment notices, the US Code's `uscTable*`/`tbl*` tables and anything else are skipped,
+   each with its reason (logged, and listed in `SnapshotInfo.skipped`). A file named on the
+   command line that cannot be ingested is an error. Identical files (same sha256) are read once.
+2. Parses each source in turn (a rich progress bar), links defined-term uses per edition.
+3. Collapses editions into versions (`structfirst.ingest.versioning`), extracts text facts
+   from each version's text.
+4. Writes the DuckDB store, the citation graph and each index (`IndexBuilder`) into a staged
+   snapshot directory, then switches `CURRENT` to it (`structfirst.ingest.snapshot`).
+
+Any failure (an `IngestError` naming the file and place, or anything else) removes the staged
+directory; the previous snapshot stays current.
+"""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+import logging
+import re
+import time
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field, replace
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from structfirst.ingest import versioning
+from structfirst.ingest.citation_graph import GRAPH_FILE, build_graph, save_graph
+from structfirst.ingest.duckdb_store import STORE_FILE, write_store
+from structfirst.ingest.index_builder import IndexableDoc, IndexBuilder
+from structfirst.ingest.model import Fact, IngestError, Node, NodeType, ParsedDocument
+from structfirst.ingest.snapshot import Snapshot, file_sha256, snapshot_id_for, staging
+from structfirst.ingest.versioning import VersionedCorpus, build_versions
+
+log = logging.getLogger("structfirst.ingest")
+
+PIPELINE_VERSION = "pipeline-1"
+
+# format -> (module, parse function); imported when a source of that format is met
+PARSERS: dict[str, tuple[str, str]] = {
+    "uscode": ("structfirst.ingest.uscode", "parse_uscode"),
+    "regml": ("structfirst.ingest.regml", "parse_regml"),
+    "pdf": ("structfirst.ingest.pdf_source", "parse_pdf"),
+    "jsonl": ("structfirst.ingest.jsonl_source", "parse_jsonl"),
+}
+# the index builders, by name: (module, name); the first is built by default, the others
+# unless `dense=False`
+BUILDERS: dict[str, str] = {
+    "lucene": "structfirst.ingest.lucene_index",
+    "dense": "structfirst.ingest.dense_index",
+    "colbert": "structfirst.ingest.colbert_index",
+}
+LEXICAL_BUILDERS = ("lucene",)
+CACHE_DIR = "cache"  # <index_dir>/cache: encoder caches shared across snapshots
+INDEXED_TYPES = (NodeType.SECTION, NodeType.CLAUSE, NodeType.DEFINED_TERM, NodeType.NOTE)
+
+_USC_TITLE = re.compile(r"^usc\d+[a-z]?\.html?$", re.I)
+_USC_TABLE = re.compile(r"^(usctable|tbl)", re.I)
+
+
+@dataclass(slots=True)
+class SourceFile:
+    path: Path
+    format: str
+    sha256: str = ""
+    bytes: int = 0
+
+
+@dataclass(slots=True)
+class SnapshotInfo:
+    snapshot_id: str
+    path: Path
+    counts: dict[str, int]  # rows per store table
+    sources: list[dict[str, Any]]
+    skipped: list[tuple[str, str]]  # (path, reason)
+    warnings: list[str]
+    indexes: dict[str, dict[str, Any]]  # builder name -> its figures
+    seconds: dict[str, float] = field(default_factory=dict)  # per stage and "total"
+
+    @property
+    def artifacts_per_second(self) -> float:
+        total = self.seconds.get("total") or 0.0
+        return self.counts.get("artifacts", 0) / total if total else 0.0
+
+
+# -- finding and sniffing sources ------------------------------------------------------------
+
+
+def detect_format(path: Path) -> tuple[str | None, str]:
+    """(format, "") for a file we ingest, (None, reason) for one we skip."""
+    name = path.name
+    suffix = path.suffix.lower()
+    if suffix in (".htm", ".html"):
+        if _USC_TABLE.match(name):
+            return None, "US Code table, not a title"
+        if _USC_TITLE.match(name):
+            return "uscode", ""
+        return None, "HTML that is not a US Code title file (usc*.htm)"
+    if suffix == ".xml":
+        try:
+            with open(path, "rb") as fh:
+                head = fh.read(4096).decode("utf-8", "replace")
+        except OSError as exc:
+            return None, f"unreadable: {exc}"
+        if "<regulation" in head:
+            return "regml", ""
+        if "<notice" in head:
+            return None, "amendment notice (a change set; the regulation versions are ingested)"
+        return None, "XML that is not RegML (<regulation>)"
+    if suffix == ".pdf":
+        return "pdf", ""
+    if suffix == ".jsonl":
+        return "jsonl", ""
+    return None, f"unsupported file type {suffix or '(none)'}"
+
+
+def find_sources(paths: Iterable[Path]) -> tuple[list[SourceFile], list[tuple[str, str]]]:
+    """The files to ingest (each once, by content) and the skipped ones with their reasons."""
+    found: list[SourceFile] = []
+    skipped: list[tuple[str, str]] = []
+    for raw in paths:
+        path = Path(raw)
+        if path.is_dir():
+            for child in sorted(p for p in path.rglob("*") if p.is_file()):
+                if any(part.startswith(".") for part in child.relative_to(path).parts):
+                    continue
+                fmt, reason = detect_format(child)
+                if fmt is None:
+                    skipped.append((str(child), reason))
+                    log.info("skipped %s: %s", child, reason)
+                else:
+                    found.append(SourceFile(child, fmt))
+        elif path.is_file():
+            fmt, reason = detect_format(path)
+            if fmt is None:
+                raise IngestError(str(path), "file", f"cannot ingest: {reason}")
+            found.append(SourceFile(path, fmt))
+        else:
+            raise IngestError(str(path), "path", "no such file or directory")
+    unique: list[SourceFile] = []
+    by_hash: dict[str, Path] = {}
+    for src in found:
+        try:
+            src.sha256 = file_sha256(src.path)
+            src.bytes = src.path.stat().st_size
+        except OSError as exc:
+            raise IngestError(str(src.path), "file", f"unreadable: {exc}") from exc
+        if src.sha256 in by_hash:
+            reason = f"same content as {by_hash[src.sha256]}"
+            skipped.append((str(src.path), reason))
+            log.info("skipped %s: %s", src.path, reason)
+            continue
+        by_hash[src.sha256] = src.path
+        unique.append(src)
+    return unique, skipped
+
+
+# -- parsers and builders, imported lazily -----------------------------------------------------
+
+
+def _parser(fmt: str) -> tuple[Callable[..., ParsedDocument], str]:
+    module_name, func_name = PARSERS[fmt]
+    try:
+        module = importlib.import_module(module_name)
+    except ModuleNotFoundError as exc:
+        if exc.name == module_name:
+            raise IngestError(module_name, "parser", f"no parser for {fmt} sources yet") from exc
+        raise
+    return getattr(module, func_name), str(getattr(module, "PARSER_VERSION", module_name))
+
+
+def load_builder(name: str, index_dir: Path | None = None) -> IndexBuilder | None:
+    """An instance of the IndexBuilder called `name` from its module, or None if not installed.
+
+    A builder whose constructor takes `cache_dir` gets `<index_dir>/cache` (shared by the
+    snapshots of one index directory, so an unchanged corpus re-ingests from the cache)."""
+    module_name = BUILDERS[name]
+    try:
+        module = importlib.import_module(module_name)
+    except ModuleNotFoundError as exc:
+        if exc.name == module_name:
+            return None
+        raise
+    for _, obj in inspect.getmembers(module, inspect.isclass):
+        if (
+            obj.__module__ == module.__name__
+            and getattr(obj, "name", None) == name
+            and hasattr(obj, "build")
+        ):
+            params = inspect.signature(obj).parameters
+            if index_dir is not None and "cache_dir" in params:
+                return obj(cache_dir=Path(index_dir) / CACHE_DIR)
+            return obj()
+    return None
+
+
+def default_builders(
+    dense: bool = True, index_dir: Path | None = None
+) -> tuple[list[IndexBuilder], list[str]]:
+    """The builders to run (lexical, plus dense and ColBERT unless `dense` is False) and a
+    note per builder whose module is not available."""
+    names = [*LEXICAL_BUILDERS, *(n for n in BUILDERS if n not in LEXICAL_BUILDERS and dense)]
+    builders, missing = [], []
+    for name in names:
+        builder = load_builder(name, index_dir)
+        if builder is None:
+            missing.append(f"index {name!r} not built: {BUILDERS[name]} is not available")
+        else:
+            builders.append(builder)
+    return builders, missing
+
+
+# -- the pipeline ------------------------------------------------------------------------------
+
+
+def _parse(src: SourceFile, options: dict[str, Any]) -> tuple[ParsedDocument, str]:
+    parse, parser_version = _parser(src.format)
+    kwargs = {}
+    params = inspect.signature(parse).parameters
+    for key, value in options.get(src.format, {}).items():
+        if key in params:
+            kwargs[key] = value
+    try:
+        doc = parse(src.path, **kwargs)
+    except IngestError:
+        raise
+    except (
+        OSError,
+        UnicodeDecodeError,
+        ValueError,
+        KeyError,
+        IndexError,
+        AttributeError,
+        TypeError,
+    ) as exc:
+        raise IngestError(str(src.path), "parse", f"{type(exc).__name__}: {exc}") from exc
+    if not doc.nodes:
+        raise IngestError(str(src.path), "document", "no provisions found (truncated or empty?)")
+    return doc, parser_version
+
+
+def _optional(module_name: str, attr: str) -> Callable[..., Any] | None:
+    """`module.attr` if that module (another helper's) is there yet, else None."""
+    try:
+        module = importlib.import_module(module_name)
+    except ModuleNotFoundError as exc:
+        if exc.name != module_name:
+            raise
+        return None
+    return getattr(module, attr, None)
+
+
+def _link_terms(doc: ParsedDocument) -> None:
+    link_term_uses = _optional("structfirst.ingest.defined_terms", "link_term_uses")
+    terms = [n for n in doc.nodes if n.type == NodeType.DEFINED_TERM]
+    if link_term_uses is not None and terms:
+        doc.edges.extend(link_term_uses(doc.nodes, terms))
+
+
+def _text_facts(corpus: VersionedCorpus) -> int:
+    extract_text_facts = _optional("structfirst.ingest.text_facts", "extract_text_facts")
+    if extract_text_facts is None:
+        return 0
+    seen = {(f.attrs.get("version_id"), f.kind, f.value, f.text) for f in corpus.facts}
+    added = 0
+    for node in corpus.nodes:
+        if node.type not in INDEXED_TYPES or not node.text:
+            continue
+        vid = node.version_id
+        for fact in extract_text_facts(node):
+            key = (vid, fact.kind, fact.value, fact.text)
+            if key in seen:
+                continue
+            seen.add(key)
+            corpus.facts.append(_versioned_fact(fact, node))
+            added += 1
+    return added
+
+
+def _versioned_fact(fact: Fact, node: Node) -> Fact:
+    attrs = {**fact.attrs, "version_id": node.version_id}
+    printed = node.attrs.get("printed_text")
+    if printed is not None and fact.text and fact.text not in printed:
+        attrs["adjusted"] = True  # read from an amount substituted under a threshold adjustment
+    return replace(
+        fact,
+        attrs=attrs,
+        effective_from=fact.effective_from or node.effective_from,
+        effective_to=fact.effective_to or node.effective_to,
+    )
+
+
+def indexable_docs(corpus: VersionedCorpus) -> list[IndexableDoc]:
+    """One IndexableDoc per version of a Section, Clause, DefinedTerm or Note: citation, the
+    section heading, the chapeaus of its ancestors (outermost first) and its own text."""
+    by_vid = corpus.by_version_id()
+    docs = []
+    for node in corpus.nodes:
+        if node.type not in INDEXED_TYPES:
+            continue
+        chapeaus: list[str] = []
+        section_heading = node.heading if node.type == NodeType.SECTION else None
+        cur = corpus.parent_version.get(node.version_id)
+        hops = 0
+        while cur is not None and hops < 32 and node.type != NodeType.SECTION:
+            anc = by_vid.get(cur)
+            if anc is None or anc.type == NodeType.DOCUMENT:
+                break
+            if anc.text:
+                chapeaus.append(anc.text)
+            if anc.type == NodeType.SECTION:
+                section_heading = anc.heading
+                break
+            cur = corpus.parent_version.get(cur)
+            hops += 1
+        parts = [node.citation, section_heading, *reversed(chapeaus), node.text]
+        seen: set[str] = set()
+        kept = []
+        for part in parts:
+            part = (part or "").strip()
+            if part and part not in seen:
+                seen.add(part)
+                kept.append(part)
+        docs.append(
+            IndexableDoc(
+                version_id=node.version_id,
+                node_id=node.id,
+                contents="\n".join(kept),
+                jurisdiction=node.jurisdiction,
+                authority=str(node.authority),
+                effective_from=node.effective_from,
+                effective_to=node.effective_to,
+            )
+        )
+    return docs
+
+
+def ingest(
+    sources: list[Path],
+    index_dir: Path,
+    builders: Sequence[IndexBuilder] | None = None,
+    progress: bool = True,
+    *,
+    dense: bool = True,
+    parser_options: dict[str, dict[str, Any]] | None = None,
+    console: Console | None = None,
+) -> SnapshotInfo:
+    """Ingest `sources` (files or directories) into a new snapshot of `index_dir`.
+
+    `builders` None means the default ones (`default_builders(dense)`); pass `[]` for none.
+    `parser_options` maps a format to keyword arguments of its parser (e.g.
+    `{"pdf": {"jurisdiction": "us-ia", "authority": "statute"}}`).
+    """
+    started = time.perf_counter()
+    seconds: dict[str, float] = {}
+    index_dir = Path(index_dir)
+    options = parser_options or {}
+    files, skipped = find_sources(sources)
+    if not files:
+        raise IngestError(", ".join(str(s) for s in sources), "sources", "nothing to ingest")
+    notes: list[str] = []
+    if builders is None:
+        builders, notes = default_builders(dense, index_dir)
+    parser_versions = {fmt: _parser(fmt)[1] for fmt in sorted({f.format for f in files})}
+    parser_versions["versioning"] = versioning.VERSIONING_VERSION
+    parser_versions["pipeline"] = PIPELINE_VERSION
+    inputs = [{"source_id": f.path.name, "sha256": f.sha256} for f in files]
+    snapshot_id = snapshot_id_for(inputs, parser_versions)
+    console = console or Console(stderr=True)
+    warnings = list(notes)
+
+    with staging(index_dir, snapshot_id) as stage:
+        docs: list[ParsedDocument] = []
+        source_rows: list[dict[str, Any]] = []
+        t0 = time.perf_counter()
+        with Progress(
+            TextColumn("[bold]{task.description}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TimeElapsedColumn(),
+            TextColumn("{task.fields[name]}"),
+            console=console,
+            disable=not progress,
+            transient=True,
+        ) as bar:
+            task = bar.add_task("parsing", total=len(files), name="")
+            for src in files:
+                bar.update(task, name=src.path.name)
+                doc, parser_version = _parse(src, options)
+                _link_terms(doc)
+                docs.append(doc)
+                warnings += [f"{doc.edition.source_id}: {w}" for w in doc.warnings]
+                source_rows.append(_source_row(src, doc, parser_version))
+                bar.advance(task)
+        seconds["parse"] = time.perf_counter() - t0
+
+        t0 = time.perf_counter()
+        corpus = build_versions(docs)
+        families = {ed.source_id: fam for fam, eds in corpus.editions.items() for ed in eds}
+        for row in source_rows:
+            row["family"] = families.get(row["source_id"])
+        del docs
+        warnings += corpus.warnings
+        seconds["version"] = time.perf_counter() - t0
+
+        t0 = time.perf_counter()
+        text_facts = _text_facts(corpus)
+        seconds["text_facts"] = time.perf_counter() - t0
+
+        t0 = time.perf_counter()
+        counts = write_store(stage.path / STORE_FILE, corpus, source_rows)
+        seconds["store"] = time.perf_counter() - t0
+        t0 = time.perf_counter()
+        graph = build_graph(corpus)
+        save_graph(graph, stage.path / GRAPH_FILE)
+        counts["graph_nodes"], counts["graph_edges"] = (
+            graph.number_of_nodes(),
+            graph.number_of_edges(),
+        )
+        del graph
+        seconds["graph"] = time.perf_counter() - t0
+
+        indexes: dict[str, dict[str, Any]] = {}
+        if builders:
+            index_docs = indexable_docs(corpus)
+            counts["indexable_docs"] = len(index_docs)
+            for builder in builders:
+                t0 = time.perf_counter()
+                if progress:
+                    console.print(
+                        f"building index [bold]{builder.name}[/] ({len(index_docs)} docs)"
+                    )
+                figures = builder.build(index_docs, stage.path / builder.name) or {}
+                seconds[f"index:{builder.name}"] = time.perf_counter() - t0
+                indexes[builder.name] = {
+                    **figures,
+                    "seconds": round(seconds[f"index:{builder.name}"], 3),
+                }
+        seconds["total"] = time.perf_counter() - started
+        meta = {
+            "created_at": datetime.now(UTC).isoformat(timespec="seconds"),
+            "parser_versions": parser_versions,
+            "sources": source_rows,
+            "skipped": [{"path": p, "reason": r} for p, r in skipped],
+            "counts": counts,
+            "text_facts": text_facts,
+            "indexes": indexes,
+            "warnings": warnings[:1000],
+            "warning_count": len(warnings),
+            "seconds": {k: round(v, 3) for k, v in seconds.items()},
+        }
+        snap: Snapshot = stage.commit(meta)
+    for w in warnings[:20]:
+        log.warning(w)
+    return SnapshotInfo(
+        snap.snapshot_id, snap.path, counts, source_rows, skipped, warnings, indexes, seconds
+    )
+
+
+def _source_row(src: SourceFile, doc: ParsedDocument, parser_version: str) -> dict[str, Any]:
+    ed = doc.edition
+    return {
+        "source_id": ed.source_id,
+        "path": str(src.path.resolve()),
+        "sha256": src.sha256,
+        "bytes": src.bytes,
+        "format": src.format,
+        "parser_version": parser_version,
+        "family": None,
+        "edition_name": ed.name,
+        "effective_from": ed.effective_from.isoformat(),
+        "laws_enacted_through": ed.laws_enacted_through.isoformat()
+        if ed.laws_enacted_through
+        else None,
+        "document_number": ed.document_number,
+        "nodes": len(doc.nodes),
+        "edges": len(doc.edges),
+        "facts": len(doc.facts),
+        "unresolved": len(doc.unresolved),
+        "warnings": list(doc.warnings),
+    }
