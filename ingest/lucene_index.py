@@ -1,0 +1,203 @@
+"""The Lucene index of the lexical plane, built with pyserini's Anserini.
+
+Layout of `out_dir` (the snapshot's `lucene/` directory):
+
+* `index/`: a Lucene index built by Anserini's `IndexCollection` from a `JsonCollection`,
+  `-pretokenized`: each document's `contents` is `" ".join(tokenize(text))` with the project's
+  `legal_tokenizer`, indexed by Lucene's whitespace analyzer, so index and query terms are the
+  same strings (`§547(c)(9)`, `$6225`, `shall`). Fields: Anserini's `id` (the version id; stored,
+  indexed as one term, binary doc values) and `contents` (not stored, no positions); raw JSON
+  and doc vectors only when asked for. One segment (`-optimize`), built single-threaded from
+  documents sorted by version id, so a rebuild from the same documents is the same index.
+* An `ord` numeric doc-values field added after Anserini is done: for every document, its Lucene
+  doc number. The lexical plane filters on it (`NumericDocValuesField.newSlowSetQuery`), which
+  crosses into Java as one `long[]` instead of one Java object per allowed id.
+* `docids.txt`: the version ids in Lucene doc-number order (line n is doc n), so results map
+  back to version ids in Python and allowed ids map to doc numbers without asking Lucene.
+* `meta.json`: counts, the tokenizer version, the figures of the build.
+
+Documents whose tokenized contents are empty cannot match any query; they are left out of the
+index (Anserini refuses empty documents) and counted as `empty`.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from structfirst.ingest.index_builder import IndexableDoc
+from structfirst.ingest.java_env import JVM_LOCK, ensure_java
+from structfirst.ingest.legal_tokenizer import TOKENIZER_VERSION, analyze
+
+INDEX_SUBDIR = "index"
+DOCIDS_FILE = "docids.txt"
+META_FILE = "meta.json"
+ID_FIELD = "id"  # Anserini's docid field
+CONTENTS_FIELD = "contents"
+ORD_FIELD = "ord"  # numeric doc values: the document's own Lucene doc number
+FORMAT = "structfirst-lucene/1"
+
+
+class LuceneIndexBuilder:
+    """Builds the lexical plane's Lucene index (see the module docstring)."""
+
+    name = "lucene"
+
+    def __init__(
+        self,
+        *,
+        store_raw: bool = False,
+        store_docvectors: bool = False,
+        memory_buffer_mb: int = 512,
+    ) -> None:
+        self.store_raw = store_raw
+        self.store_docvectors = store_docvectors
+        self.memory_buffer_mb = memory_buffer_mb
+
+    def build(self, docs: Sequence[IndexableDoc], out_dir: Path) -> dict[str, Any]:
+        t0 = time.perf_counter()
+        out_dir = Path(out_dir)
+        index_dir = out_dir / INDEX_SUBDIR
+        if index_dir.exists() and any(index_dir.iterdir()):
+            raise FileExistsError(f"{index_dir}: a Lucene index is already there")
+        out_dir.mkdir(parents=True, exist_ok=True)
+
+        ordered = sorted(docs, key=lambda d: d.version_id)
+        for prev, cur in zip(ordered, ordered[1:], strict=False):
+            if prev.version_id == cur.version_id:
+                raise ValueError(f"duplicate version id {cur.version_id!r} among indexable docs")
+
+        collection = out_dir / ".collection"
+        shutil.rmtree(collection, ignore_errors=True)
+        collection.mkdir()
+        written: list[str] = []
+        empty = 0
+        with (collection / "docs.jsonl").open("w", encoding="utf-8") as fh:
+            for doc in ordered:
+                contents = analyze(doc.contents)
+                if not contents:
+                    empty += 1
+                    continue
+                rec = {"id": doc.version_id, "contents": contents}
+                fh.write(json.dumps(rec, ensure_ascii=False))
+                fh.write("\n")
+                written.append(doc.version_id)
+        t_tok = time.perf_counter()
+
+        try:
+            if written:
+                self._run_anserini(collection, index_dir, len(written))
+                t_idx = time.perf_counter()
+                docids = _add_ord_field(index_dir)
+                if sorted(docids) != written:
+                    raise RuntimeError(f"{index_dir}: indexed ids differ from the ids written")
+            else:
+                t_idx = time.perf_counter()
+                docids = []
+        finally:
+            shutil.rmtree(collection, ignore_errors=True)
+        t_end = time.perf_counter()
+
+        (out_dir / DOCIDS_FILE).write_text("".join(d + "\n" for d in docids), encoding="utf-8")
+        figures: dict[str, Any] = {
+            "format": FORMAT,
+            "tokenizer": TOKENIZER_VERSION,
+            "docs": len(docids),
+            "empty": empty,
+            "seconds": round(t_end - t0, 3),
+            "seconds_tokenize": round(t_tok - t0, 3),
+            "seconds_anserini": round(t_idx - t_tok, 3),
+            "seconds_ord_field": round(t_end - t_idx, 3),
+            "index_bytes": sum(p.stat().st_size for p in index_dir.rglob("*") if p.is_file())
+            if index_dir.exists()
+            else 0,
+            "store_raw": self.store_raw,
+            "store_docvectors": self.store_docvectors,
+        }
+        (out_dir / META_FILE).write_text(json.dumps(figures, indent=2) + "\n", encoding="utf-8")
+        return figures
+
+    def _run_anserini(self, collection: Path, index_dir: Path, expected: int) -> None:
+        args = [
+            "-collection", "JsonCollection",
+            "-generator", "DefaultLuceneDocumentGenerator",
+            "-input", str(collection),
+            "-index", str(index_dir),
+            "-threads", "1",
+            "-memoryBuffer", str(self.memory_buffer_mb),
+            "-pretokenized",
+            "-optimize",
+            "-quiet",
+        ]  # fmt: skip
+        if self.store_raw:
+            args.append("-storeRaw")
+        if self.store_docvectors:
+            args.append("-storeDocvectors")
+        ensure_java()
+        from jnius import autoclass
+
+        with JVM_LOCK:
+            jargs = autoclass("io.anserini.index.IndexCollection$Args")()
+            arglist = autoclass("java.util.ArrayList")()
+            for a in args:
+                arglist.add(a)
+            autoclass("org.kohsuke.args4j.CmdLineParser")(jargs).parseArgument(arglist)
+            indexer = autoclass("io.anserini.index.IndexCollection")(jargs)
+            indexer.run()
+            counters = indexer.getCounters()
+            indexed = counters.indexed.get()
+            errors = counters.errors.get() + counters.unindexable.get()
+            skipped = counters.skipped.get() + counters.empty.get()
+        if indexed != expected or errors or skipped:
+            raise RuntimeError(
+                f"{index_dir}: Anserini indexed {indexed} of {expected} documents "
+                f"({errors} errors, {skipped} skipped or empty)"
+            )
+
+
+def _add_ord_field(index_dir: Path) -> list[str]:
+    """Give every document an `ord` doc value equal to its doc number; return the ids by number."""
+    ensure_java()
+    from jnius import autoclass
+
+    with JVM_LOCK:
+        directory = autoclass("org.apache.lucene.store.FSDirectory").open(
+            autoclass("java.io.File")(str(index_dir)).toPath()
+        )
+        try:
+            reader = autoclass("org.apache.lucene.index.DirectoryReader").open(directory)
+            try:
+                if reader.numDeletedDocs():
+                    raise RuntimeError(f"{index_dir}: unexpected deleted documents")
+                to_docid = autoclass("io.anserini.index.IndexReaderUtils").convertLuceneDocidToDocid
+                docids = [to_docid(reader, n) for n in range(reader.maxDoc())]
+            finally:
+                reader.close()
+
+            config = autoclass("org.apache.lucene.index.IndexWriterConfig")(
+                autoclass("org.apache.lucene.analysis.core.WhitespaceAnalyzer")()
+            )
+            config.setOpenMode(
+                autoclass("org.apache.lucene.index.IndexWriterConfig$OpenMode").APPEND
+            )
+            # No merge may renumber the documents between reading their ids and writing `ord`.
+            config.setMergePolicy(autoclass("org.apache.lucene.index.NoMergePolicy").INSTANCE)
+            writer = autoclass("org.apache.lucene.index.IndexWriter")(directory, config)
+            try:
+                term_cls = autoclass("org.apache.lucene.index.Term")
+                ndv_cls = autoclass("org.apache.lucene.document.NumericDocValuesField")
+                update = writer.updateDocValues
+                for n, docid in enumerate(docids):
+                    term = term_cls(ID_FIELD, docid)
+                    value = ndv_cls(ORD_FIELD, n)
+                    update(term, value)
+                writer.commit()
+            finally:
+                writer.close()
+        finally:
+            directory.close()
+    return docids
