@@ -5,15 +5,24 @@ from __future__ import annotations
 import csv
 from datetime import date
 from pathlib import Path
+from typing import Annotated
 
 import typer
 from rich.console import Console
 from rich.progress import track
 from rich.table import Table
-
 from structfirst.engine.engine import Engine
 from structfirst.engine.evidence import EvidenceBundle
 
+WORKED_EXAMPLES = (
+    "A non-consumer debtor paid a $6,000 invoice to an outside vendor 100 days before filing. "
+    "Can the trustee avoid this transfer under § 547?",
+    "As of policy issuance on June 1, 2026, what is the Iowa statutory minimum bodily injury "
+    "liability per person for a private passenger auto?",
+    "What was the §547(c)(9) threshold for a case filed in June 2011?",
+    "What does 'insider' mean under the Bankruptcy Code if the debtor is a corporation?",
+)
+IndexOption = Annotated[Path, typer.Option("--index", help="Index directory built by `ingest`.")]
 console = Console()
 err = Console(stderr=True)
 
@@ -46,7 +55,9 @@ def print_bundle(bundle: EvidenceBundle, limit: int = 8) -> None:
             + (f"  (missing: {', '.join(verdict['missing'])})" if verdict.get("missing") else "")
         )
         for premise in verdict.get("trace", []):
-            console.print(f"    {premise['value']!s:>13}  {premise['premise']}  [{premise.get('citation')}]")
+            console.print(
+                f"    {premise['value']!s:>13}  {premise['premise']}  [{premise.get('citation')}]"
+            )
     table = Table(show_lines=False)
     for col in ("#", "citation", "version", "planes", "path / rule"):
         table.add_column(col)
@@ -68,11 +79,15 @@ def register(app: typer.Typer) -> None:
     @app.command()
     def ask(
         question: str,
-        index: Path = typer.Option(..., "--index", help="Index directory built by `ingest`."),
-        as_of: str | None = typer.Option(None, "--as-of", help="ISO date, e.g. 2011-06-15."),
-        jurisdiction: str | None = typer.Option(None, "--jurisdiction"),
-        config: str = typer.Option("full", "--config", help="Named configuration (H0..H4, full)."),
-        as_json: bool = typer.Option(False, "--json", help="Print the bundle as JSON."),
+        index: IndexOption,
+        as_of: Annotated[
+            str | None, typer.Option("--as-of", help="ISO date, e.g. 2011-06-15.")
+        ] = None,
+        jurisdiction: Annotated[str | None, typer.Option("--jurisdiction")] = None,
+        config: Annotated[
+            str, typer.Option("--config", help="Named configuration (H0..H4, full).")
+        ] = "full",
+        as_json: Annotated[bool, typer.Option("--json", help="Print the bundle as JSON.")] = False,
     ) -> None:
         """Answer one question with an evidence bundle."""
         engine = _open(index)
@@ -87,12 +102,22 @@ def register(app: typer.Typer) -> None:
             print_bundle(bundle)
 
     @app.command()
+    def demo(
+        index: IndexOption,
+        config: Annotated[str, typer.Option("--config")] = "full",
+    ) -> None:
+        """Answer the reference's worked examples (§547, Iowa §321A.1) and a version question."""
+        engine = _open(index)
+        for question in WORKED_EXAMPLES:
+            print_bundle(engine.ask(question, config=config))
+
+    @app.command()
     def search(
-        index: Path = typer.Option(..., "--index"),
-        topics: Path = typer.Option(..., "--topics", help="TSV: qid<TAB>question[<TAB>as_of]"),
-        run: Path = typer.Option(..., "--run", help="TREC run file to write."),
-        config: str = typer.Option("full", "--config"),
-        k: int = typer.Option(100, "--k"),
+        index: IndexOption,
+        topics: Annotated[Path, typer.Option("--topics", help="TSV: qid<TAB>question[<TAB>as_of]")],
+        run: Annotated[Path, typer.Option("--run", help="TREC run file to write.")],
+        config: Annotated[str, typer.Option("--config")] = "full",
+        k: Annotated[int, typer.Option("--k")] = 100,
     ) -> None:
         """Batch-run a topics file into a TREC run file (docids are version ids)."""
         engine = _open(index)
@@ -119,7 +144,9 @@ def _read_topics(path: Path) -> list[tuple[str, str, date | None]]:
             if not row or not "".join(row).strip():
                 continue
             if len(row) not in (2, 3):
-                _fail(f"{path}:{lineno}: expected qid<TAB>question[<TAB>as_of], got {len(row)} fields")
+                _fail(
+                    f"{path}:{lineno}: expected qid<TAB>question[<TAB>as_of], got {len(row)} fields"
+                )
             try:
                 as_of = date.fromisoformat(row[2]) if len(row) == 3 and row[2] else None
             except ValueError:

@@ -98,7 +98,8 @@ class Catalog:
         starts = [
             v.effective_from
             for v in self.versions.values()
-            if v.effective_from and (jurisdiction is None or jurisdiction_admits(jurisdiction, v.jurisdiction))
+            if v.effective_from
+            and (jurisdiction is None or jurisdiction_admits(jurisdiction, v.jurisdiction))
         ]
         return min(starts, default=None)
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable
+from dataclasses import replace
 from datetime import date
 from pathlib import Path
 from typing import Any
@@ -21,7 +22,7 @@ from structfirst.engine.evidence import EvidenceBundle, EvidenceCandidate
 from structfirst.engine.graph_plane import GraphPlane
 from structfirst.engine.plane import Plane, PlaneHit, PlaneQuery
 from structfirst.engine.query_parser import parse_query, query_terms
-from structfirst.engine.symbolic_plane import SymbolicPlane
+from structfirst.engine.symbolic_plane import SymbolicPlane, rule_seeds
 from structfirst.engine.text_planes import ColbertReranker, TextSearchPlane
 from structfirst.fusion.rrf import FusedCandidate, reciprocal_rank_fusion
 from structfirst.ingest.citation_graph import load_graph
@@ -32,13 +33,18 @@ RESULT_DEPTH = 20
 
 
 class Engine:
-    def __init__(self, snapshot: Any, catalog: Catalog, planes: dict[str, Callable[[], Plane]],
-                 reranker: Callable[[], ColbertReranker] | None) -> None:
+    def __init__(
+        self,
+        snapshot: Any,
+        catalog: Catalog,
+        planes: dict[str, Callable[[EngineConfig], Plane]],
+        reranker: Callable[[], ColbertReranker] | None,
+    ) -> None:
         self.snapshot = snapshot
         self.catalog = catalog
         self._plane_factories = planes
         self._reranker_factory = reranker
-        self._planes: dict[str, Plane] = {}
+        self._planes: dict[tuple[str, float, float], Plane] = {}
         self._reranker: ColbertReranker | None = None
         self._lock = threading.Lock()
 
@@ -50,21 +56,25 @@ class Engine:
             catalog = Catalog.load(con)
         graph = load_graph(snapshot.graph_path)
         root = snapshot.path
-        planes: dict[str, Callable[[], Plane]] = {
-            "lexical": lambda: TextSearchPlane.lexical(root / "lucene"),
-            "dense": lambda: TextSearchPlane.dense(root / "dense"),
-            "graph": lambda: GraphPlane(graph, catalog),
-            "symbolic": lambda: SymbolicPlane(catalog, snapshot.store_path),
+        planes: dict[str, Callable[[EngineConfig], Plane]] = {
+            "lexical": lambda cfg: TextSearchPlane.lexical(
+                root / "lucene", cfg.bm25_k1, cfg.bm25_b
+            ),
+            "dense": lambda cfg: TextSearchPlane.dense(root / "dense"),
+            "graph": lambda cfg: GraphPlane(graph, catalog),
+            "symbolic": lambda cfg: SymbolicPlane(catalog, Path(index_dir)),
         }
         colbert_dir = root / "colbert"
         reranker = (lambda: ColbertReranker(colbert_dir)) if colbert_dir.exists() else None
         return cls(snapshot, catalog, planes, reranker)
 
-    def plane(self, name: str) -> Plane:
+    def plane(self, name: str, cfg: EngineConfig) -> Plane:
+        """The named plane, loaded on first use (lexical planes per BM25 parameters)."""
+        key = (name, cfg.bm25_k1, cfg.bm25_b) if name == "lexical" else (name, 0.0, 0.0)
         with self._lock:
-            if name not in self._planes:
-                self._planes[name] = self._plane_factories[name]()
-            return self._planes[name]
+            if key not in self._planes:
+                self._planes[key] = self._plane_factories[name](cfg)
+            return self._planes[key]
 
     def ask(
         self,
@@ -95,11 +105,13 @@ class Engine:
         ranked: dict[str, list[PlaneHit]] = {}
         verdicts: list[dict[str, Any]] = []
         if allowed:
-            for name in cfg.planes:
+            # The symbolic plane runs first: the clauses its rules formalize seed the graph walk.
+            for name in sorted(cfg.planes, key=lambda n: n != "symbolic"):
                 t0 = time.perf_counter()
-                plane = self.plane(name)
+                plane = self.plane(name, cfg)
                 if isinstance(plane, SymbolicPlane):
                     ranked[name], verdicts = plane.evaluate(query, cfg.k_per_plane)
+                    query = replace(query, seeds=query.seeds + rule_seeds(verdicts))
                 else:
                     ranked[name] = plane.retrieve(query, cfg.k_per_plane)
                 timings[name] = _ms(t0)
@@ -107,7 +119,7 @@ class Engine:
         rerank_scores: dict[str, float] = {}
         if cfg.reranker == "colbert" and self._reranker_factory and fused:
             t0 = time.perf_counter()
-            fused, rerank_scores = self._rerank(query, fused, cfg.rerank_depth)
+            fused, rerank_scores = self._rerank(query, fused, cfg.rerank_depth, cfg.rrf_k)
             timings["rerank"] = _ms(t0)
         candidates = [self._candidate(i, c, rerank_scores) for i, c in enumerate(fused[:k], 1)]
         decision = decide(parsed, query, self.catalog, candidates, verdicts)
@@ -125,14 +137,22 @@ class Engine:
         )
 
     def _rerank(
-        self, query: PlaneQuery, fused: list[FusedCandidate], depth: int
+        self, query: PlaneQuery, fused: list[FusedCandidate], depth: int, rrf_k: int
     ) -> tuple[list[FusedCandidate], dict[str, float]]:
+        """Re-order the top `depth` by RRF of their fused rank and their late-interaction rank,
+        so the reranker adds its signal without discarding the planes' structural evidence."""
         with self._lock:
             if self._reranker is None:
                 self._reranker = self._reranker_factory()
         head, tail = fused[:depth], fused[depth:]
         scores = self._reranker.scores(query.text, [c.version_id for c in head])
-        head.sort(key=lambda c: (-scores.get(c.version_id, float("-inf")), -c.score))
+        by_score = sorted(head, key=lambda c: -scores.get(c.version_id, float("-inf")))
+        late_rank = {c.version_id: i for i, c in enumerate(by_score, 1)}
+        combined = {
+            c.version_id: 1.0 / (rrf_k + i) + 1.0 / (rrf_k + late_rank[c.version_id])
+            for i, c in enumerate(head, 1)
+        }
+        head.sort(key=lambda c: (-combined[c.version_id], c.version_id))
         return head + tail, scores
 
     def _candidate(

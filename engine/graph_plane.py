@@ -38,8 +38,15 @@ THRESHOLD_WALK = WalkSpec(
     frozenset({("contains", OUT), ("cross_refs", OUT), ("annotates", IN)}), 2.0
 )
 COMPARISON_WALK = WalkSpec(
-    frozenset({("contains", OUT), ("cross_refs", OUT), ("derived_from", OUT), ("derived_from", IN),
-               ("interprets", IN)}),
+    frozenset(
+        {
+            ("contains", OUT),
+            ("cross_refs", OUT),
+            ("derived_from", OUT),
+            ("derived_from", IN),
+            ("interprets", IN),
+        }
+    ),
     2.0,
 )
 WALK_BY_QUERY_TYPE: dict[str, WalkSpec] = {
