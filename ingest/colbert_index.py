@@ -1,0 +1,239 @@
+"""Plane 2, late-interaction half: a colbert-ai PLAID index of every version's text.
+
+`ColbertIndexBuilder` runs colbert-ai's own `Indexer` (k-means centroids, residual compression
+at `nbits` per dimension, IVF) in-process (`avoid_fork_if_possible`, one rank: nothing is
+spawned) and writes, under the snapshot's `colbert/` directory:
+
+    plaid/                  the colbert-ai index (metadata.json, centroids, codes, residuals, ivf)
+    docids.json             the version id of each passage id (pid i is docids[i])
+    structfirst.json        the checkpoint it was built with (relative to this directory when it
+                            lies in the shared cache) and the build figures
+
+The checkpoint is `EncoderConfig.colbert_checkpoint` when one is configured. Otherwise one is
+derived once from the packaged all-MiniLM-L6-v2 and kept in the shared cache
+(`<cache_dir>/colbert/<key>/`), in colbert-ai's checkpoint format (HF weights, tokenizer and
+`artifact.metadata`), so colbert-ai loads it like any other checkpoint. The derivation:
+
+- the encoder is MiniLM as published; MaxSim runs over its last-layer contextual token vectors;
+- ColBERT's linear projection is the identity when `colbert_dim` equals MiniLM's hidden size
+  (384, the default): no untrained weights are invented. A smaller `colbert_dim` gets a fixed
+  random orthonormal projection (seed `PROJECTION_SEED`), which preserves inner products up to
+  the usual Johnson-Lindenstrauss distortion;
+- nothing is trained: this is zero-shot late interaction over a bi-encoder's token states, an
+  honest baseline until a real ColBERT checkpoint (e.g. colbertv2.0) is configured.
+
+colbert-ai compiles four small C++ extensions (segmented_maxsim, filter_pids,
+decompress_residuals, segmented_lookup) with torch's cpp_extension and ninja the first time they
+are used (about two minutes on two cores; cached under ~/.cache/torch_extensions afterwards).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import shutil
+import threading
+import time
+import uuid
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+from structfirst.ingest.dense_index import default_cache_dir
+from structfirst.ingest.encoder_config import (
+    EncoderConfig,
+    model_fingerprint,
+    packaged_minilm_dir,
+    set_offline,
+)
+from structfirst.ingest.index_builder import IndexableDoc
+
+PLAID_DIR = "plaid"
+DOCIDS_FILE = "docids.json"
+META_FILE = "structfirst.json"
+PROJECTION_SEED = 547
+# colbert-ai keeps its run configuration on a process-wide stack (`Run()`), which Indexer and
+# Searcher read while they are constructed: one construction at a time per process
+COLBERT_RUN_LOCK = threading.Lock()
+
+
+def import_colbert() -> Any:
+    """Import colbert-ai without keeping the process-wide settings its import changes.
+
+    Importing it forces multiprocessing's start method to "spawn" and sets
+    TOKENIZERS_PARALLELISM=true for the whole process; neither is needed in-process, so both
+    are put back.
+    """
+    import multiprocessing
+
+    set_offline()
+    method = multiprocessing.get_start_method(allow_none=True)
+    tokenizers = os.environ.get("TOKENIZERS_PARALLELISM")
+    import colbert
+    import colbert.infra
+
+    multiprocessing.set_start_method(method, force=True)
+    if tokenizers is None:
+        os.environ.pop("TOKENIZERS_PARALLELISM", None)
+    else:
+        os.environ["TOKENIZERS_PARALLELISM"] = tokenizers
+    return colbert
+
+
+@contextlib.contextmanager
+def unpadded_doc_batches() -> Iterator[None]:
+    """While indexing, run each document batch at its own length, not the collection's longest.
+
+    colbert-ai's DocTokenizer pads every document of a collection chunk (up to 50 batches) to
+    the longest one (up to doc_maxlen) and only then sorts and splits it into batches, so on
+    short legal provisions most of each forward pass is padding (about 3x the work at 63 tokens
+    a passage and doc_maxlen 256). The batches are length-sorted already: this trims each one to
+    its longest document before `Checkpoint.doc` and pads the output back, which leaves every
+    real token's vector as it was (pad positions are masked out of attention and dropped).
+    """
+    import torch
+    from colbert.modeling.checkpoint import Checkpoint
+
+    original = Checkpoint.doc
+
+    def doc(self: Any, input_ids: Any, attention_mask: Any, keep_dims: Any = True,
+            to_cpu: bool = False) -> Any:
+        full, width = input_ids.size(1), int(attention_mask.sum(-1).max())
+        if keep_dims != "return_mask" or width == full:
+            return original(self, input_ids, attention_mask, keep_dims=keep_dims, to_cpu=to_cpu)
+        D, mask = original(self, input_ids[:, :width], attention_mask[:, :width],  # noqa: N806
+                           keep_dims=keep_dims, to_cpu=to_cpu)
+        return (torch.cat([D, D.new_zeros(D.size(0), full - width, D.size(2))], dim=1),
+                torch.cat([mask, mask.new_zeros(mask.size(0), full - width, mask.size(2))], dim=1))
+
+    Checkpoint.doc = doc
+    try:
+        yield
+    finally:
+        Checkpoint.doc = original
+
+
+def colbert_settings(config: EncoderConfig, **extra: Any) -> Any:
+    """The ColBERTConfig for indexing and search under `config`."""
+    ColBERTConfig = import_colbert().infra.ColBERTConfig  # noqa: N806
+
+    return ColBERTConfig(nbits=config.nbits, doc_maxlen=config.doc_maxlen,
+                         query_maxlen=config.query_maxlen, kmeans_niters=config.kmeans_niters,
+                         avoid_fork_if_possible=True, **extra)
+
+
+def _projection(hidden: int, dim: int) -> Any:
+    import torch
+
+    if dim == hidden:
+        return torch.eye(hidden)
+    if not 0 < dim < hidden:
+        raise ValueError(f"colbert_dim must be in 1..{hidden}, not {dim}")
+    generator = torch.Generator().manual_seed(PROJECTION_SEED)
+    q, _ = torch.linalg.qr(torch.randn(hidden, dim, generator=generator))
+    return q.T.contiguous()  # [dim, hidden], orthonormal rows
+
+
+def default_checkpoint_key(config: EncoderConfig) -> str:
+    """The cache directory name of the checkpoint derived from the packaged MiniLM."""
+    base = packaged_minilm_dir()
+    hidden = json.loads((base / "config.json").read_text())["hidden_size"]
+    kind = "identity" if config.colbert_dim == hidden else f"proj{config.colbert_dim}"
+    settings = f"{config.colbert_dim}|{PROJECTION_SEED}|{config.doc_maxlen}|{config.query_maxlen}"
+    return f"minilm-l6-{kind}-{model_fingerprint(base, settings)}"
+
+
+def ensure_default_checkpoint(checkpoint_dir: Path, config: EncoderConfig) -> Path:
+    """Write the MiniLM-derived checkpoint to `checkpoint_dir` unless it is there already."""
+    if (checkpoint_dir / "artifact.metadata").is_file():
+        return checkpoint_dir
+    import_colbert()
+    import torch
+    from colbert.modeling.hf_colbert import class_factory
+    from transformers import AutoTokenizer
+    from transformers.utils import logging as hf_logging
+
+    base = str(packaged_minilm_dir())
+    settings = colbert_settings(config, dim=config.colbert_dim)
+    verbosity = hf_logging.get_verbosity()
+    hf_logging.set_verbosity_error()  # "linear.weight newly initialized": it is set just below
+    try:
+        model = class_factory(base).from_pretrained(base, colbert_config=settings)
+    finally:
+        hf_logging.set_verbosity(verbosity)
+    with torch.no_grad():
+        model.linear.weight.copy_(_projection(model.config.hidden_size, config.colbert_dim))
+    tmp = checkpoint_dir.with_name(f".{checkpoint_dir.name}.{uuid.uuid4().hex}.tmp")
+    tmp.mkdir(parents=True)
+    try:
+        model.save_pretrained(str(tmp))
+        AutoTokenizer.from_pretrained(base).save_pretrained(str(tmp))
+        settings.save_for_checkpoint(str(tmp))
+        os.replace(tmp, checkpoint_dir)
+    except OSError:
+        if not (checkpoint_dir / "artifact.metadata").is_file():  # not a concurrent writer's
+            raise
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    return checkpoint_dir
+
+
+def resolve_checkpoint(config: EncoderConfig, cache_dir: Path) -> Path:
+    if config.colbert_checkpoint is not None:
+        return config.colbert_checkpoint
+    return ensure_default_checkpoint(cache_dir / "colbert" / default_checkpoint_key(config), config)
+
+
+class ColbertIndexBuilder:
+    """IndexBuilder "colbert": a colbert-ai PLAID index of `IndexableDoc.contents`."""
+
+    name = "colbert"
+
+    def __init__(self, config: EncoderConfig | None = None, cache_dir: Path | None = None,
+                 verbose: int = 0) -> None:
+        self.config = config or EncoderConfig.resolve()
+        self.cache_dir = cache_dir
+        self.verbose = verbose
+
+    def build(self, docs: Sequence[IndexableDoc], out_dir: Path) -> dict[str, Any]:
+        started = time.perf_counter()
+        out_dir = Path(out_dir).resolve()
+        out_dir.mkdir(parents=True, exist_ok=True)
+        cache_dir = Path(self.cache_dir or default_cache_dir(out_dir)).resolve()
+        checkpoint = resolve_checkpoint(self.config, cache_dir)
+        if docs:
+            figures = self._index([doc.contents for doc in docs], out_dir / PLAID_DIR, checkpoint)
+        else:
+            figures = {"embeddings": 0, "partitions": 0}
+        (out_dir / DOCIDS_FILE).write_text(json.dumps([doc.version_id for doc in docs]))
+        figures = {"docs": len(docs), **figures,
+                   "seconds": round(time.perf_counter() - started, 3)}
+        default = self.config.colbert_checkpoint is None
+        # the derived checkpoint lives in the shared cache: recorded relative to this directory,
+        # so the index dir can move with its cache; a configured one stays where it was
+        meta = {"checkpoint": os.path.relpath(checkpoint, out_dir) if default else str(checkpoint),
+                "default_checkpoint": default,
+                "encoder": self.config.to_json(), "figures": figures}
+        (out_dir / META_FILE).write_text(json.dumps(meta, indent=2))
+        return figures
+
+    def _index(self, passages: list[str], index_path: Path, checkpoint: Path) -> dict[str, Any]:
+        colbert = import_colbert()
+        Run, RunConfig = colbert.infra.Run, colbert.infra.RunConfig  # noqa: N806
+
+        if index_path.exists():
+            shutil.rmtree(index_path)
+        settings = colbert_settings(self.config, index_path=str(index_path))
+        run = RunConfig(nranks=1, experiment="structfirst", root=str(index_path.parent),
+                        avoid_fork_if_possible=True)
+        # colbert-ai prints its progress (and the k-means residuals) on stdout: keep it in a log
+        log_path = index_path.parent / "build.log"
+        with COLBERT_RUN_LOCK, Run().context(run), unpadded_doc_batches(), \
+                log_path.open("w") as log, contextlib.redirect_stdout(log):
+            indexer = colbert.Indexer(checkpoint=str(checkpoint), config=settings,
+                                      verbose=self.verbose)
+            indexer.index(name=PLAID_DIR, collection=passages, overwrite="force_silent_overwrite")
+        meta = json.loads((index_path / "metadata.json").read_text())
+        return {"embeddings": meta["num_embeddings"], "partitions": meta["num_partitions"],
+                "avg_doclen": round(meta["avg_doclen"], 1)}

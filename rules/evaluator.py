@@ -1,0 +1,814 @@
+"""Three-valued evaluation of rules on pyDatalog, with traces and missing facts.
+
+`evaluate(rules, facts, as_of)` returns one `Verdict` per rule id: `true` when every
+completion of the unknown facts makes the rule true, `false` when every completion makes it
+false, `undetermined` otherwise.
+
+How:
+
+1. The ground premises of every clause in force (fact tests, comparisons against facts and
+   the parameters' values at the as-of date) are evaluated into a per-call fact table: for
+   each clause with predicate premises, whether its ground premises certainly hold (`sf_cT`)
+   or possibly hold (`sf_cP`); for the clauses of a rule that have only ground premises,
+   whether one of them certainly (`sf_gT`) or possibly (`sf_gP`) holds. The same values
+   make up the trace.
+2. The whole library is compiled once per thread into a pyDatalog program (a fresh
+   `Logic(True)` bound to that thread) that derives the predicates from that table. Every
+   clause is compiled twice, into a *certain* (`sf_hT`) and a *possible* (`sf_hP`) version
+   (Kleene's strong three-valued logic): a negated predicate premise is certain when the
+   predicate is not possible, and possible when it is not certain, so negation stays sound.
+   A predicate with no rule in force is possible but not certain.
+3. pyDatalog reads the fact table through resolvers from a per-thread, per-call state that is
+   cleared when the call ends, so facts of one call never meet another call's facts, in the
+   same thread or in others. Two queries (`sf_hT(X)`, `sf_hP(X)`) give every predicate's
+   bounds: true if certain, false if not possible, otherwise undetermined.
+4. Kleene's logic is sound but may leave undetermined what every completion decides (e.g. an
+   enumeration compared with two values). Each undetermined verdict is refined: unknown facts
+   that occur in the rule with one polarity only cannot make Kleene's answer inexact; the
+   others are enumerated (booleans, enumeration values, numbers at the constants they are
+   compared with), and Kleene's logic decides each case. If that cannot be done exactly the
+   verdict stays undetermined with `exact = False`.
+5. The trace is checked against pyDatalog's answer for every rule it reports.
+"""
+
+from __future__ import annotations
+
+import itertools
+import operator
+import threading
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import date
+from decimal import Decimal
+from typing import Any
+
+from pyDatalog import pyEngine
+from pyDatalog.Logic import Logic
+from pyDatalog.pyParser import Literal, Term, add_clause
+from structfirst.rules.fact_schema import VOCABULARY, FactSet, FactType, validate_facts
+from structfirst.rules.library_loader import Library, Rule
+from structfirst.rules.parameters import NoValue, ParamValue
+from structfirst.rules.rule_syntax import BinOp, DateLit, Expr, FactRef, Num, ParamRef, Sym, Var
+from structfirst.rules.semantics import RBind, RBool, RClause, RCompare, RParam, RPred, RTruth
+from structfirst.rules.verdict import PremiseTrace, Tri, Verdict, conj, disj
+
+UNK = "\x00unknown"  # the value of an unknown fact in expressions
+
+
+class EngineError(RuntimeError):
+    """pyDatalog and the trace disagree: a bug in the compiler, never a property of the input."""
+
+
+_OPS: dict[str, Callable[[Any, Any], bool]] = {
+    "<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge,
+    "==": operator.eq, "!=": operator.ne,
+}
+
+
+def _holds(op: str, a: Any, b: Any) -> bool:
+    try:
+        return bool(_OPS[op](a, b))
+    except TypeError:
+        return False
+
+
+def _unk(v: Any) -> bool:
+    return isinstance(v, str) and v == UNK
+
+
+def _arith(op: str, a: Any, b: Any) -> Any:
+    if _unk(a) or _unk(b):
+        return UNK
+    return a + b if op == "+" else a - b
+
+
+# -- per-call state, read by the resolvers ---------------------------------------------------
+
+
+@dataclass(slots=True)
+class _State:
+    certain: frozenset[str]  # clause ids / rule keys whose ground premises certainly hold
+    possible: frozenset[str]  # ... possibly hold
+    inactive: frozenset[str]  # predicates with no rule in force
+
+
+_TL = threading.local()
+
+
+def _state() -> _State:
+    state = getattr(_TL, "state", None)
+    if state is None:
+        raise RuntimeError("a rule resolver ran outside an evaluation")
+    return state
+
+
+def _r_cT(c):  # noqa: N802 - resolver names mirror the predicates
+    if c.is_const() and c.id in _state().certain:
+        yield (c.id,)
+
+
+def _r_cP(c):  # noqa: N802
+    if c.is_const() and c.id in _state().possible:
+        yield (c.id,)
+
+
+def _r_inactive(h):
+    inactive = _state().inactive
+    if h.is_const():
+        if h.id in inactive:
+            yield (h.id,)
+    else:
+        for name in inactive:
+            yield (name,)
+
+
+_RESOLVERS = {"sf_cT/1": _r_cT, "sf_cP/1": _r_cP, "sf_gT/1": _r_cT, "sf_gP/1": _r_cP,
+              "sf_inactive/1": _r_inactive}
+_REGISTER_LOCK = threading.Lock()
+
+
+def _register_resolvers() -> None:
+    with _REGISTER_LOCK:
+        for key, fn in _RESOLVERS.items():
+            if pyEngine.Python_resolvers.get(key) is not fn:
+                pyEngine.Python_resolvers[key] = fn
+
+
+_register_resolvers()
+
+
+# -- compiling the library into a pyDatalog program -----------------------------------------
+
+
+def clause_id(rule: Rule, index: int) -> str:
+    return f"{rule.key}#{index}"
+
+
+def _ground_only(clause: RClause) -> bool:
+    return not any(isinstance(p.resolved, RPred) for p in clause.premises)
+
+
+def _compile_rule(rule: Rule) -> None:
+    """Clauses with predicate premises one by one; the others as one disjunct (`sf_g`)."""
+    for mode in ("T", "P"):
+        if any(_ground_only(c) and not c.never for c in rule.clauses):
+            add_clause(Literal.make("sf_h" + mode, [rule.head]),
+                       Literal.make("sf_g" + mode, [rule.key]))
+        for i, clause in enumerate(rule.clauses, 1):
+            if not _ground_only(clause):
+                _compile_clause(clause_id(rule, i), clause, mode)
+
+
+def _compile_clause(cid: str, clause: RClause, mode: str) -> None:
+    if clause.never:
+        return
+    other = "P" if mode == "T" else "T"
+    body = Literal.make("sf_c" + mode, [cid])
+    for p in clause.premises:
+        r = p.resolved
+        if isinstance(r, RPred):
+            body = body & (~Literal.make("sf_h" + other, [r.pred]) if r.negated
+                           else Literal.make("sf_h" + mode, [r.pred]))
+    add_clause(Literal.make("sf_h" + mode, [clause.head]), body)
+
+
+@dataclass
+class _Program:
+    logic: Any
+    certain: Any  # the engine literals of the queries sf_hT(X) and sf_hP(X)
+    possible: Any
+
+    def ask(self) -> tuple[set[str], set[str]]:
+        return _answers(self.certain.ask()), _answers(self.possible.ask())
+
+
+def _answers(rows: Any) -> set[str]:
+    return {row[0] for row in rows} if isinstance(rows, list) else set()
+
+
+def _program(library: Library) -> _Program:
+    """This thread's compiled program of `library`, made the thread's current logic."""
+    programs: dict[str, _Program] = _TL.__dict__.setdefault("programs", {})
+    prog = programs.get(library.fingerprint)
+    if prog is not None:
+        if getattr(Logic.tl, "logic", None) is not prog.logic:
+            prog.logic = Logic(prog.logic)  # switch this thread to it (a shallow copy)
+        return prog
+    Logic(True)  # a fresh, empty logic for this thread
+    for rule in library.rules:
+        _compile_rule(rule)
+    h, x = Term("H"), Term("X")
+    add_clause(Literal.make("sf_hP", [h]), Literal.make("sf_inactive", [h]))
+    prog = programs[library.fingerprint] = _Program(
+        Logic.tl.logic, Literal.make("sf_hT", [x]).lua, Literal.make("sf_hP", [x]).lua)
+    return prog
+
+
+# -- the Python side: premise values and traces ---------------------------------------------
+
+
+class _NoParam:
+    __slots__ = ("name",)
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+
+@dataclass(slots=True)
+class _Ground:
+    """A clause's ground premises evaluated for one call: premise values (None for predicate
+    premises, which pyDatalog decides) and the variable bindings."""
+
+    env: dict[str, Any]
+    values: list[Tri | None]
+    value: Tri  # the conjunction of the ground premises
+
+
+@dataclass
+class _Call:
+    library: Library
+    facts: FactSet
+    as_of: date
+    active: dict[str, Rule]  # head -> version in force
+    params: dict[str, ParamValue | NoValue]
+    bounds: dict[str, Tri] = field(default_factory=dict)
+    ground: dict[str, _Ground] = field(default_factory=dict)  # clause id -> ground premises
+
+    def param(self, name: str) -> Any:
+        v = self.params.get(name)
+        if v is None:
+            v = self.params[name] = self.library.parameters.lookup(name, self.as_of)
+        return v.value if isinstance(v, ParamValue) else _NoParam(name)
+
+
+def _eval_expr(e: Expr, env: Mapping[str, Any], values: Mapping[str, Any], call: _Call) -> Any:
+    if isinstance(e, FactRef):
+        return values.get(e.name, UNK)
+    if isinstance(e, ParamRef):
+        return call.param(e.name)
+    if isinstance(e, Var):
+        return env.get(e.name, UNK)
+    if isinstance(e, Num | DateLit):
+        return e.value
+    if isinstance(e, Sym):
+        return e.value
+    if isinstance(e, BinOp):
+        a = _eval_expr(e.left, env, values, call)
+        b = _eval_expr(e.right, env, values, call)
+        if isinstance(a, _NoParam):
+            return a
+        if isinstance(b, _NoParam):
+            return b
+        return _arith(e.op, a, b)
+    raise EngineError(f"cannot evaluate {e!r}")
+
+
+def _premise_value(r: Any, env: Mapping[str, Any], values: Mapping[str, Any], call: _Call,
+                   pred_value: Callable[[str], Tri]) -> Tri:
+    if isinstance(r, RBind):
+        return Tri.TRUE
+    if isinstance(r, RParam):
+        return Tri.UNDETERMINED if isinstance(env.get(r.var), _NoParam) else Tri.TRUE
+    if isinstance(r, RTruth):
+        return Tri.TRUE if r.value else Tri.FALSE
+    if isinstance(r, RBool):
+        v = values.get(r.fact)
+        t = Tri.UNDETERMINED if v is None else (Tri.TRUE if v else Tri.FALSE)
+        return ~t if r.negated else t
+    if isinstance(r, RPred):
+        t = pred_value(r.pred)
+        return ~t if r.negated else t
+    if isinstance(r, RCompare):
+        a = _eval_expr(r.left, env, values, call)
+        b = _eval_expr(r.right, env, values, call)
+        if _unk(a) or _unk(b) or isinstance(a, _NoParam) or isinstance(b, _NoParam):
+            return Tri.UNDETERMINED
+        return Tri.TRUE if _holds(r.op, a, b) else Tri.FALSE
+    raise EngineError(f"unknown premise {r!r}")
+
+
+def _env(clause: RClause, values: Mapping[str, Any], call: _Call) -> dict[str, Any]:
+    env: dict[str, Any] = {}
+    for p in clause.premises:
+        r = p.resolved
+        if isinstance(r, RBind):
+            env[r.var] = values.get(r.fact, UNK)
+        elif isinstance(r, RParam):
+            env[r.var] = call.param(r.param)
+    return env
+
+
+def _ground(clause: RClause, call: _Call) -> _Ground:
+    values = call.facts.known
+    env = _env(clause, values, call)
+    out: list[Tri | None] = []
+    for p in clause.premises:
+        r = p.resolved
+        out.append(None if isinstance(r, RPred) else
+                   _premise_value(r, env, values, call, _no_pred))
+    return _Ground(env, out, conj([v for v in out if v is not None]))
+
+
+def _no_pred(head: str) -> Tri:
+    raise EngineError(f"predicate {head} reached the ground evaluation")
+
+
+def _head_value(head: str, values: Mapping[str, Any], call: _Call, memo: dict[str, Tri]) -> Tri:
+    """Kleene value of `head` computed in Python (used to decide enumerated cases)."""
+    got = memo.get(head)
+    if got is not None:
+        return got
+    rule = call.active.get(head)
+    if rule is None:
+        memo[head] = Tri.UNDETERMINED
+        return Tri.UNDETERMINED
+
+    def pv(h: str) -> Tri:
+        return _head_value(h, values, call, memo)
+
+    results = []
+    for clause in rule.clauses:
+        env = _env(clause, values, call)
+        vals = []
+        for p in clause.premises:
+            t = _premise_value(p.resolved, env, values, call, pv)
+            vals.append(t)
+            if t is Tri.FALSE:
+                break
+        results.append(conj(vals))
+        if results[-1] is Tri.TRUE:
+            break
+    memo[head] = disj(results)
+    return memo[head]
+
+
+# -- exactness: which unknown facts Kleene's logic could misjudge -----------------------------
+
+
+@dataclass
+class _Polarity:
+    signs: dict[str, set[int]] = field(default_factory=dict)  # fact -> {+1, -1, 0 (both)}
+    symbols: dict[str, set[str]] = field(default_factory=dict)  # enum fact -> values compared
+    points: dict[str, set[Any]] = field(default_factory=dict)  # numeric fact -> constants
+    opaque: set[str] = field(default_factory=set)  # in sums or compared with other facts
+    facts: set[str] = field(default_factory=set)
+    heads: set[str] = field(default_factory=set)
+
+    def unate(self, fact: str) -> bool:
+        signs = self.signs.get(fact, set())
+        if VOCABULARY[fact].type is FactType.ENUM:
+            return len(self.symbols.get(fact, ())) <= 1 and len(signs) <= 1
+        return 0 not in signs and len(signs) <= 1
+
+
+def _linear(e: Expr, sign: int, bound: Mapping[str, str]) -> list[tuple[str, int]]:
+    if isinstance(e, FactRef):
+        return [(e.name, sign)]
+    if isinstance(e, Var) and e.name in bound:
+        return [(bound[e.name], sign)]
+    if isinstance(e, BinOp):
+        right = -sign if e.op == "-" else sign
+        return _linear(e.left, sign, bound) + _linear(e.right, right, bound)
+    return []
+
+
+def _constant(e: Expr, param_vars: Mapping[str, str]) -> Any:
+    """The constant side of a comparison: a value, ("param", name), or None."""
+    if isinstance(e, Num | DateLit):
+        return e.value
+    if isinstance(e, ParamRef):
+        return ("param", e.name)
+    if isinstance(e, Var) and e.name in param_vars:
+        return ("param", param_vars[e.name])
+    return None
+
+
+def _polarity(head: str, call: _Call) -> _Polarity:
+    key = ("polarity", head, tuple(sorted(r.key for r in call.active.values())))
+    cache = call.library.cache
+    got = cache.get(key)
+    if got is not None:
+        return got
+    pol = _Polarity()
+    seen: set[tuple[str, int]] = set()
+
+    def walk(h: str, sign: int) -> None:
+        if (h, sign) in seen:
+            return
+        seen.add((h, sign))
+        pol.heads.add(h)
+        rule = call.active.get(h)
+        if rule is None:
+            return
+        for clause in rule.clauses:
+            bound = {p.resolved.var: p.resolved.fact for p in clause.premises
+                     if isinstance(p.resolved, RBind)}
+            pvars = {p.resolved.var: p.resolved.param for p in clause.premises
+                     if isinstance(p.resolved, RParam)}
+            for p in clause.premises:
+                r = p.resolved
+                if isinstance(r, RPred):
+                    walk(r.pred, -sign if r.negated else sign)
+                elif isinstance(r, RBool):
+                    pol.facts.add(r.fact)
+                    pol.signs.setdefault(r.fact, set()).add(-sign if r.negated else sign)
+                elif isinstance(r, RBind):
+                    pol.facts.add(r.fact)
+                elif isinstance(r, RCompare):
+                    _compare_polarity(r, sign, bound, pvars, pol)
+
+    walk(head, 1)
+    cache[key] = pol
+    return pol
+
+
+def _compare_polarity(r: RCompare, sign: int, bound: Mapping[str, str],
+                      pvars: Mapping[str, str], pol: _Polarity) -> None:
+    left, right = _linear(r.left, 1, bound), _linear(r.right, 1, bound)
+    for f, _ in left + right:
+        pol.facts.add(f)
+    single = len(left) + len(right) == 1
+    if r.op in ("==", "!="):
+        s = sign if r.op == "==" else -sign
+        for (f, _), other in [(x, r.right) for x in left] + [(x, r.left) for x in right]:
+            if VOCABULARY[f].type is FactType.ENUM:
+                pol.symbols.setdefault(f, set()).add(str(other))
+                pol.signs.setdefault(f, set()).add(s)
+            else:
+                pol.signs.setdefault(f, set()).add(0)
+                c = _constant(other, pvars)
+                if single and c is not None:
+                    pol.points.setdefault(f, set()).add(c)
+                else:
+                    pol.opaque.add(f)
+        return
+    direction = -1 if r.op in ("<", "<=") else 1  # how the left side moves the truth
+    for side, d, other in ((left, direction, r.right), (right, -direction, r.left)):
+        for f, coef in side:
+            pol.signs.setdefault(f, set()).add(sign * d * coef)
+            c = _constant(other, pvars)
+            if single and c is not None:
+                pol.points.setdefault(f, set()).add(c)
+            else:
+                pol.opaque.add(f)
+
+
+def _candidates(fact: str, pol: _Polarity, call: _Call) -> list[Any] | None:
+    spec = VOCABULARY[fact]
+    if spec.type is FactType.BOOL:
+        return [True, False]
+    if spec.type is FactType.ENUM:
+        return list(spec.values)
+    if fact in pol.opaque:
+        return None
+    points: set[Any] = set()
+    for c in pol.points.get(fact, ()):
+        if isinstance(c, tuple):
+            v = call.param(c[1])
+            if isinstance(v, _NoParam):
+                return None
+            c = v
+        if spec.type is FactType.DATE:
+            return None
+        step: int | Decimal = 1 if spec.type in (FactType.DAYS, FactType.COUNT) else Decimal("0.01")
+        points.update(x for x in (c - step, c, c + step) if x >= 0)
+    points.add(0)
+    return sorted(points)
+
+
+_MAX_CASES = 512
+
+
+def _refine(head: str, call: _Call) -> tuple[Tri, bool, list[str]]:
+    """The exact verdict of an undetermined `head`: (verdict, exact, notes)."""
+    pol = _polarity(head, call)
+    known = call.facts.known
+    unknown = sorted(f for f in pol.facts if f not in known)
+    inexact = [f for f in unknown if not pol.unate(f)]
+    inactive = sorted(h for h in pol.heads if h not in call.active)
+    if not inexact:
+        return Tri.UNDETERMINED, True, []
+    domains = []
+    for f in inexact:
+        cands = _candidates(f, pol, call)
+        if cands is None:
+            return Tri.UNDETERMINED, False, [
+                f"{f} occurs in sums or in comparisons with other facts in a way Kleene's logic "
+                "may misjudge; the verdict may be decidable from the given facts"]
+        domains.append(cands)
+    cases = 1
+    for d in domains:
+        cases *= len(d)
+    if cases > _MAX_CASES:
+        return Tri.UNDETERMINED, False, [
+            f"{cases} cases over {', '.join(inexact)} exceed the limit of {_MAX_CASES}; "
+            "not enumerated"]
+    seen: set[Tri] = set()
+    for combo in itertools.product(*domains):
+        values = dict(known)
+        values.update(zip(inexact, combo, strict=True))
+        seen.add(_head_value(head, values, call, {}))
+        if Tri.UNDETERMINED in seen or len(seen) > 1:
+            return Tri.UNDETERMINED, not inactive, []
+    (only,) = seen
+    note = (f"decided by cases: every value of {', '.join(inexact)} (unknown) makes it "
+            f"{only}")
+    return only, True, [note]
+
+
+# -- traces ---------------------------------------------------------------------------------
+
+
+def _fmt(v: Any) -> str:
+    if _unk(v):
+        return "unknown"
+    if isinstance(v, _NoParam):
+        return f"no value of {v.name}"
+    if isinstance(v, Decimal):
+        return format(v.normalize(), "f")
+    if isinstance(v, date):
+        return v.isoformat()
+    return str(v)
+
+
+def _expr_text(e: Expr, env: Mapping[str, Any], values: Mapping[str, Any], call: _Call) -> str:
+    if isinstance(e, Num | DateLit | Sym):
+        return _fmt(e.value)
+    return _fmt(_eval_expr(e, env, values, call))
+
+
+def _collect(e: Expr, env_src: Mapping[str, tuple[str, str]], facts: set[str],
+             params: set[str]) -> None:
+    if isinstance(e, FactRef):
+        facts.add(e.name)
+    elif isinstance(e, ParamRef):
+        params.add(e.name)
+    elif isinstance(e, Var) and e.name in env_src:
+        kind, name = env_src[e.name]
+        (facts if kind == "fact" else params).add(name)
+    elif isinstance(e, BinOp):
+        _collect(e.left, env_src, facts, params)
+        _collect(e.right, env_src, facts, params)
+
+
+@dataclass
+class _HeadTrace:
+    rule: Rule
+    value: Tri
+    clauses: list[dict[str, Any]]
+    premises: list[PremiseTrace]
+    clause_values: list[Tri]
+
+
+def _trace(head: str, call: _Call, traces: dict[str, _HeadTrace]) -> _HeadTrace | None:
+    if head in traces:
+        return traces[head]
+    rule = call.active.get(head)
+    if rule is None:
+        return None
+    values = call.facts.known
+    premises: list[PremiseTrace] = []
+    clauses: list[dict[str, Any]] = []
+    clause_values: list[Tri] = []
+    for ci, clause in enumerate(rule.clauses, 1):
+        g = call.ground.get(clause_id(rule, ci)) or _ground(clause, call)
+        env = g.env
+        env_src = {}
+        for p in clause.premises:
+            if isinstance(p.resolved, RBind):
+                env_src[p.resolved.var] = ("fact", p.resolved.fact)
+            elif isinstance(p.resolved, RParam):
+                env_src[p.resolved.var] = ("param", p.resolved.param)
+        vals = []
+        for pi, p in enumerate(clause.premises, 1):
+            r = p.resolved
+            ground = g.values[pi - 1]
+            if ground is None:
+                assert isinstance(r, RPred)
+                t = ~call.bounds[r.pred] if r.negated else call.bounds[r.pred]
+            else:
+                t = ground
+            vals.append(t)
+            pt = PremiseTrace(ci, pi, p.text, t, "constant", p.cite, p.source.line)
+            if isinstance(r, RPred):
+                sub = call.active.get(r.pred)
+                pt.kind = "rule"
+                pt.rule = ({"id": sub.id, "version": sub.version, "head": r.pred,
+                            "verdict": str(call.bounds[r.pred])} if sub is not None else
+                           {"id": None, "head": r.pred, "verdict": str(Tri.UNDETERMINED),
+                            "in_force": False})
+                if sub is None:
+                    pt.detail = f"no rule defining {r.pred} is in force on {call.as_of}"
+            elif isinstance(r, RBool):
+                pt.kind = "fact"
+                pt.facts = {r.fact: values.get(r.fact)}
+                if r.fact in call.facts.derived:
+                    pt.detail = "derived"
+            elif isinstance(r, RBind):
+                pt.kind = "binding"
+                pt.facts = {r.fact: values.get(r.fact)}
+                pt.detail = f"{r.var} = {_fmt(env.get(r.var))}"
+            elif isinstance(r, RParam):
+                pt.kind = "parameter"
+                pt.parameters = {r.param: call.params[r.param].to_dict()}
+                pt.detail = f"{r.var} = {_fmt(env.get(r.var))}"
+            elif isinstance(r, RCompare):
+                pt.kind = "comparison"
+                fs: set[str] = set()
+                ps: set[str] = set()
+                _collect(r.left, env_src, fs, ps)
+                _collect(r.right, env_src, fs, ps)
+                pt.facts = {f: values.get(f) for f in sorted(fs)}
+                for name in sorted(ps):
+                    call.param(name)
+                    pt.parameters[name] = call.params[name].to_dict()
+                pt.detail = (f"{_expr_text(r.left, env, values, call)} {r.op} "
+                             f"{_expr_text(r.right, env, values, call)}")
+            premises.append(pt)
+        cv = conj(vals)
+        clause_values.append(cv)
+        clauses.append({"clause": ci, "value": str(cv), "line": clause.line})
+    value = disj(clause_values)
+    traces[head] = _HeadTrace(rule, value, clauses, premises, clause_values)
+    return traces[head]
+
+
+def _missing(head: str, call: _Call, traces: dict[str, _HeadTrace], facts: set[str],
+             params: set[str], seen: set[str]) -> None:
+    """Unknown facts (and parameters without value) in the undetermined premises of the
+    undetermined clauses of `head`, through undetermined predicate premises."""
+    if head in seen:
+        return
+    seen.add(head)
+    tr = _trace(head, call, traces)
+    if tr is None:
+        return
+    for pt in tr.premises:
+        undetermined = tr.clause_values[pt.clause - 1] is Tri.UNDETERMINED
+        if pt.value is not Tri.UNDETERMINED or not undetermined:
+            continue
+        if pt.kind == "rule" and pt.rule and pt.rule.get("id"):
+            _missing(pt.rule["head"], call, traces, facts, params, seen)
+        for f, v in pt.facts.items():
+            if v is None:
+                facts.add(f)
+        for name, rec in pt.parameters.items():
+            if "no_value" in rec:
+                params.add(name)
+
+
+# -- the API --------------------------------------------------------------------------------
+
+
+def _library_of(rules: Sequence[Rule], library: Library | None) -> Library:
+    if library is not None:
+        return library
+    for r in rules:
+        if r.library is not None:
+            return r.library
+    raise ValueError("evaluate: no rules given and no library")
+
+
+def effective_as_of(facts: FactSet, as_of: date | None) -> tuple[date, str]:
+    filing = facts.value("filing_date")
+    if isinstance(filing, date):
+        return filing, "filing_date"
+    if as_of is None:
+        raise ValueError("evaluate: no as_of date and no filing_date fact")
+    return as_of, "as_of"
+
+
+def _cone(heads: Iterable[str], active: Mapping[str, Rule], library: Library) -> frozenset[str]:
+    """`heads` and every predicate their rules in force use, transitively."""
+    key = ("cone", frozenset(heads), frozenset(r.key for r in active.values()))
+    got = library.cache.get(key)
+    if got is None:
+        seen: set[str] = set()
+        todo = list(heads)
+        while todo:
+            h = todo.pop()
+            if h in seen:
+                continue
+            seen.add(h)
+            rule = active.get(h)
+            if rule is not None:
+                todo += [p for p in rule.preds if p not in seen]
+        got = library.cache[key] = frozenset(seen)
+    return got
+
+
+def _active(library: Library, day: date) -> dict[str, Rule]:
+    key = ("active", day)
+    got = library.cache.get(key)
+    if got is None:
+        got = {}
+        for head, versions in library.by_head.items():
+            for r in versions:
+                if r.in_force(day):
+                    got[head] = r
+                    break
+        if len(library.cache) < 10_000:
+            library.cache[key] = got
+    return got
+
+
+def evaluate(rules: Iterable[Rule], facts: Mapping[str, Any] | FactSet, as_of: date | None,
+             *, library: Library | None = None, refine: bool = True) -> list[Verdict]:
+    """Evaluate the rules (any versions: the one in force at the as-of date is used) for one
+    query's facts. The as-of date is the case's `filing_date` when the facts give one."""
+    rules = list(rules)
+    lib = _library_of(rules, library)
+    fs = validate_facts(facts)
+    day, day_source = effective_as_of(fs, as_of)
+    ids = list(dict.fromkeys(r.id for r in rules))
+    active = _active(lib, day)
+    call = _Call(lib, fs, day, active, {})
+    wanted = {r.head for i in ids for r in lib.versions(i)}
+    cone = _cone(wanted, active, lib)
+    certain, possible = set(), set()
+    for head in cone:
+        rule = active.get(head)
+        if rule is None:
+            continue
+        for i, clause in enumerate(rule.clauses, 1):
+            cid = clause_id(rule, i)
+            g = call.ground[cid] = _ground(clause, call)
+            key = rule.key if _ground_only(clause) else cid
+            if g.value is Tri.TRUE:
+                certain.add(key)
+            if g.value is not Tri.FALSE:
+                possible.add(key)
+    program = _program(lib)
+    _TL.state = _State(frozenset(certain), frozenset(possible),
+                       frozenset(h for h in cone if h not in active))
+    try:
+        hT, hP = program.ask()
+    finally:
+        _TL.state = None
+    for head in cone:
+        call.bounds[head] = (Tri.TRUE if head in hT else
+                             Tri.FALSE if head not in hP else Tri.UNDETERMINED)
+    traces: dict[str, _HeadTrace] = {}
+    verdicts: dict[str, Verdict] = {}
+    return [_verdict_for(rule_id, call, traces, verdicts, refine, day_source) for rule_id in ids]
+
+
+def _verdict_for(rule_id: str, call: _Call, traces: dict[str, _HeadTrace],
+                 verdicts: dict[str, Verdict], refine: bool, day_source: str) -> Verdict:
+    if rule_id in verdicts:
+        return verdicts[rule_id]
+    lib = call.library
+    rule = lib.in_force(rule_id, call.as_of)
+    if rule is None:
+        versions = lib.versions(rule_id)
+        first = versions[0] if versions else None
+        spans = ", ".join(f"v{r.version} {r.effective_from}..{r.effective_to or ''}"
+                          for r in versions)
+        v = Verdict(rule_id, None, first.head if first else "", first.title if first else "",
+                    Tri.UNDETERMINED, call.as_of, day_source,
+                    first.cites if first else [], lib.relative(first.file) if first else "",
+                    first.line if first else 0, in_force=False)
+        v.notes.append(f"no version of {rule_id} is in force on {call.as_of} ({spans or 'none'})")
+        verdicts[rule_id] = v
+        return v
+    head = rule.head
+    tr = _trace(head, call, traces)
+    assert tr is not None
+    if tr.value is not call.bounds[head]:
+        raise EngineError(f"{rule.key}: pyDatalog gives {call.bounds[head]}, the trace {tr.value}")
+    value, exact, notes = tr.value, True, []
+    if value is Tri.UNDETERMINED and refine:
+        value, exact, notes = _refine(head, call)
+    v = Verdict(rule.id, rule.version, head, rule.title, value, call.as_of, day_source,
+                list(rule.cites), lib.relative(rule.file), rule.line, True, rule.effective_from,
+                rule.effective_to, tr.clauses, tr.premises, exact=exact, notes=list(notes))
+    refs = [f"{p.clause}.{p.index}" for p in tr.premises]
+    if value is Tri.TRUE and tr.value is Tri.TRUE:
+        first = next(i for i, cv in enumerate(tr.clause_values, 1) if cv is Tri.TRUE)
+        v.grounds = [r for r, p in zip(refs, tr.premises, strict=True)
+                     if p.clause == first and p.kind != "binding"]
+    elif value is Tri.FALSE and tr.value is Tri.FALSE:
+        v.grounds = [r for r, p in zip(refs, tr.premises, strict=True) if p.value is Tri.FALSE]
+    elif value is Tri.UNDETERMINED:
+        v.blocked_by = [r for r, p in zip(refs, tr.premises, strict=True)
+                        if p.value is Tri.UNDETERMINED
+                        and tr.clause_values[p.clause - 1] is Tri.UNDETERMINED]
+        facts: set[str] = set()
+        params: set[str] = set()
+        _missing(head, call, traces, facts, params, set())
+        v.missing_facts = sorted(facts)
+        v.missing_parameters = sorted(params)
+        for name in v.missing_parameters:
+            nv = call.params.get(name)
+            if isinstance(nv, NoValue):
+                v.notes.append(f"parameter {name} has no value on {call.as_of}: {nv.reason}")
+    if call.facts.derived:
+        used = _polarity(head, call).facts
+        v.notes += [how for name, how in call.facts.derived.items() if name in used]
+    verdicts[rule_id] = v
+    for p in tr.premises:  # the rules its predicate premises used
+        if p.kind == "rule" and p.rule and p.rule.get("id"):
+            sub = _verdict_for(p.rule["id"], call, traces, verdicts, refine, day_source)
+            v.supporting[sub.rule_id] = sub
+            v.supporting.update(sub.supporting)
+    return v

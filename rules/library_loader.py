@@ -1,0 +1,276 @@
+"""Load the rule library: rule files, parameter files and the ingested thresholds.
+
+`load_library()` reads every `*.rules` and `*.params.toml` under the library root
+(`rules/library/` by default), resolves the rules against each other, the fact vocabulary and
+the parameters, and returns a `Library`. A rule with an error (syntax, unknown predicate,
+unsafe variable, wrong types, ...) is left out with an `Issue` naming file, line and rule;
+every other rule still loads. A rule that depends on a rule left out is left out too.
+
+Thresholds: with `index=DIR` the ingested §104 adjustments come from that snapshot's DuckDB
+`facts` table; otherwise from the shared Title 11 editions, parsed once per process (or from
+`thresholds=[...]`, a list of records or THRESHOLD facts, e.g. in tests).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import threading
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from datetime import date
+from pathlib import Path
+from typing import Any
+
+from structfirst.rules import parameters as P
+from structfirst.rules.rule_syntax import Issue, RuleDecl, parse_file
+from structfirst.rules.semantics import RClause, resolve_rule
+
+LIBRARY_ROOT = Path(__file__).resolve().parent / "library"
+
+
+@dataclass(eq=False)
+class Rule:
+    """One version of one rule, resolved and ready to evaluate."""
+
+    decl: RuleDecl
+    clauses: list[RClause]
+    facts: frozenset[str]
+    params: frozenset[str]
+    preds: frozenset[str]  # predicates of other rules it uses
+    library: Library | None = field(default=None, repr=False)
+
+    @property
+    def id(self) -> str:
+        return self.decl.id
+
+    @property
+    def version(self) -> int:
+        return self.decl.version or 0
+
+    @property
+    def key(self) -> str:
+        return f"{self.decl.id}@{self.version}"
+
+    @property
+    def head(self) -> str:
+        return self.clauses[0].head if self.clauses else (self.decl.head or "")
+
+    @property
+    def title(self) -> str:
+        return self.decl.title
+
+    @property
+    def cites(self) -> list[str]:
+        return self.decl.cites
+
+    @property
+    def effective_from(self) -> date:
+        assert self.decl.effective_from is not None
+        return self.decl.effective_from
+
+    @property
+    def effective_to(self) -> date | None:
+        return self.decl.effective_to
+
+    @property
+    def file(self) -> str:
+        return self.decl.file
+
+    @property
+    def line(self) -> int:
+        return self.decl.line
+
+    def in_force(self, day: date) -> bool:
+        return self.effective_from <= day and (self.effective_to is None or day < self.effective_to)
+
+    def all_citations(self) -> list[str]:
+        out = list(self.decl.cites)
+        for c in self.clauses:
+            for p in c.premises:
+                if p.cite not in out:
+                    out.append(p.cite)
+        return out
+
+    def __repr__(self) -> str:
+        return f"Rule({self.key} {self.head})"
+
+
+@dataclass(eq=False)
+class Library:
+    root: Path
+    rules: list[Rule]
+    parameters: P.ParameterTable
+    issues: list[Issue]
+    rule_files: list[Path]
+    param_files: list[Path]
+    fingerprint: str = ""
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+
+    def __post_init__(self) -> None:
+        self.by_id: dict[str, list[Rule]] = {}
+        self.by_head: dict[str, list[Rule]] = {}
+        for r in self.rules:
+            r.library = self
+            self.by_id.setdefault(r.id, []).append(r)
+            self.by_head.setdefault(r.head, []).append(r)
+        for versions in list(self.by_id.values()) + list(self.by_head.values()):
+            versions.sort(key=lambda r: (r.effective_from, r.version))
+        if not self.fingerprint:
+            h = hashlib.sha256()
+            for r in self.rules:
+                h.update(r.decl.source.encode())
+                h.update(r.file.encode())
+            self.fingerprint = h.hexdigest()[:16]
+        self.cache: dict[Any, Any] = {}  # evaluator caches (per as-of version sets)
+
+    def rule_ids(self) -> list[str]:
+        return sorted(self.by_id)
+
+    def versions(self, rule_id: str) -> list[Rule]:
+        return list(self.by_id.get(rule_id, []))
+
+    def in_force(self, rule_id: str, day: date) -> Rule | None:
+        for r in self.by_id.get(rule_id, []):
+            if r.in_force(day):
+                return r
+        return None
+
+    def relative(self, file: str) -> str:
+        """`file` relative to the library root (as verdicts show it), else unchanged."""
+        key = ("relative", file)
+        got = self.cache.get(key)
+        if got is None:
+            try:
+                got = Path(file).resolve().relative_to(self.root.resolve()).as_posix()
+            except ValueError:
+                got = file
+            self.cache[key] = got
+        return got
+
+    def errors(self) -> list[Issue]:
+        return [i for i in self.issues if i.severity == "error"]
+
+
+def _as_records(thresholds: Iterable[Any]) -> list[P.ThresholdRecord]:
+    items = list(thresholds)
+    recs = [t for t in items if isinstance(t, P.ThresholdRecord)]
+    return recs + P.records_from_facts(t for t in items if not isinstance(t, P.ThresholdRecord))
+
+
+def load_thresholds(index: Path | str | None = None,
+                    thresholds: Iterable[Any] | None = None) -> tuple[list[P.ThresholdRecord], str,
+                                                                      list[Issue]]:
+    """The ingested THRESHOLD records and where they came from ("index DIR", "editions", ...)."""
+    if thresholds is not None:
+        return _as_records(thresholds), "given", []
+    if index is not None:
+        try:
+            return P.records_from_index(index), f"index {index}", []
+        except Exception as exc:  # a missing or unreadable snapshot
+            return [], f"index {index}", [Issue("error", "thresholds",
+                                                f"cannot read thresholds from {index}: {exc}")]
+    try:
+        return P.records_from_editions(), "editions", []
+    except P.ThresholdSourceError as exc:
+        return [], "none", [Issue("warning", "thresholds",
+                                  f"no ingested §104 adjustments: {exc}")]
+
+
+def load_library(root: Path | str | None = None, *, index: Path | str | None = None,
+                 thresholds: Iterable[Any] | None = None) -> Library:
+    """Read, resolve and check the rule library under `root`."""
+    root = Path(root) if root is not None else LIBRARY_ROOT
+    issues: list[Issue] = []
+    if not root.is_dir():
+        issues.append(Issue("error", "io", f"rule library not found at {root}"))
+    rule_files = sorted(root.rglob("*.rules")) if root.is_dir() else []
+    param_files = sorted(root.rglob("*.params.toml")) if root.is_dir() else []
+
+    specs, pissues = P.load_parameter_files(param_files)
+    issues += pissues
+    records, source, tissues = load_thresholds(index, thresholds)
+    issues += tissues
+    table = P.build_table(specs, records, ingested_source=source)
+    issues += table.issues
+    units = {s.name: s.unit for s in specs}
+
+    decls: list[RuleDecl] = []
+    for path in rule_files:
+        parsed = parse_file(path)
+        issues += parsed.issues
+        decls += parsed.rules
+    rules = _resolve_all(decls, units, issues)
+    return Library(root, rules, table, issues, rule_files, param_files)
+
+
+def _resolve_all(decls: Sequence[RuleDecl], units: dict[str, str],
+                 issues: list[Issue]) -> list[Rule]:
+    """Resolve every rule; drop those with errors, then (repeatedly) those using dropped ones."""
+    heads = {d.head for d in decls if d.head}
+    resolved: dict[int, Rule] = {}
+    for i, decl in enumerate(decls):
+        res = resolve_rule(decl, heads, units)
+        issues += res.issues
+        if any(x.severity == "error" for x in res.issues):
+            continue
+        resolved[i] = Rule(decl, res.clauses, frozenset(res.facts), frozenset(res.params),
+                           frozenset(res.preds))
+    # cycles among predicates make the program non-stratified: reject the rules on a cycle
+    graph: dict[str, set[str]] = {}
+    for r in resolved.values():
+        graph.setdefault(r.head, set()).update(r.preds)
+    cyclic = _on_cycles(graph)
+    for i, r in list(resolved.items()):
+        if r.head in cyclic:
+            issues.append(Issue("error", "cycle", f"{r.head} depends on itself "
+                                f"(through {', '.join(sorted(r.preds & cyclic))})", r.file, r.line,
+                                r.id))
+            del resolved[i]
+    changed = True
+    while changed:
+        changed = False
+        defined = {r.head for r in resolved.values()}
+        for i, r in list(resolved.items()):
+            missing = r.preds - defined
+            if missing:
+                issues.append(Issue("error", "dependency",
+                                    f"uses {', '.join(sorted(missing))}, whose rule failed to load",
+                                    r.file, r.line, r.id))
+                del resolved[i]
+                changed = True
+    return [resolved[i] for i in sorted(resolved)]
+
+
+def _on_cycles(graph: dict[str, set[str]]) -> set[str]:
+    out: set[str] = set()
+    state: dict[str, int] = {}
+    stack: list[str] = []
+
+    def visit(n: str) -> None:
+        state[n] = 1
+        stack.append(n)
+        for m in graph.get(n, ()):
+            if state.get(m) == 1:
+                out.update(stack[stack.index(m):])
+            elif m not in state:
+                visit(m)
+        stack.pop()
+        state[n] = 2
+
+    for n in list(graph):
+        if n not in state:
+            visit(n)
+    return out
+
+
+_DEFAULT: dict[tuple[str, str | None], Library] = {}
+_DEFAULT_LOCK = threading.Lock()
+
+
+def default_library(index: Path | str | None = None) -> Library:
+    """The packaged library, loaded once per process (per index)."""
+    key = (str(LIBRARY_ROOT), None if index is None else str(index))
+    with _DEFAULT_LOCK:
+        if key not in _DEFAULT:
+            _DEFAULT[key] = load_library(LIBRARY_ROOT, index=index)
+        return _DEFAULT[key]

@@ -1,0 +1,376 @@
+"""Name resolution and static checks of parsed rules: what each premise means, and whether it
+is well formed (known predicates, facts and parameters; safe variables; matching types).
+
+A resolved premise is one of:
+
+- `RPred(pred, negated)`: a predicate defined by a rule.
+- `RBool(fact, negated)`: a true/false fact of the query.
+- `RBind(fact, var)`: `fact(X)`, binds X to the fact's value (always holds: every completion
+  of an unknown fact has some value).
+- `RParam(param, var)`: `Param(name, X)`, binds X to the parameter's value at the as-of date.
+- `RCompare(op, left, right)`: a comparison; negation is folded into the operator, and
+  `fact(value)` and `Within(x, n)` (x <= n; facts of days are never negative) become one.
+- `RTruth(value)`: `true` / `false`.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+
+from structfirst.rules.fact_schema import VOCABULARY, FactType
+from structfirst.rules.rule_syntax import (
+    NEGATED_OP,
+    Atom,
+    BinOp,
+    Compare,
+    DateLit,
+    Expr,
+    FactRef,
+    Issue,
+    Name,
+    Not,
+    Num,
+    ParamRef,
+    Premise,
+    RuleDecl,
+    Sym,
+    Truth,
+    Var,
+)
+
+
+@dataclass(frozen=True, slots=True)
+class RPred:
+    pred: str
+    negated: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class RBool:
+    fact: str
+    negated: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class RBind:
+    fact: str
+    var: str
+
+
+@dataclass(frozen=True, slots=True)
+class RParam:
+    param: str
+    var: str
+
+
+@dataclass(frozen=True, slots=True)
+class RCompare:
+    op: str
+    left: Expr
+    right: Expr
+
+
+@dataclass(frozen=True, slots=True)
+class RTruth:
+    value: bool
+
+
+Resolved = RPred | RBool | RBind | RParam | RCompare | RTruth
+
+
+@dataclass(frozen=True, slots=True)
+class RPremise:
+    resolved: Resolved
+    source: Premise  # as written (text, line, citation)
+    cite: str  # the premise's own citation, else the rule's main citation
+
+    @property
+    def text(self) -> str:
+        return self.source.text
+
+
+@dataclass(frozen=True, slots=True)
+class RClause:
+    head: str
+    premises: tuple[RPremise, ...]
+    line: int
+
+    @property
+    def never(self) -> bool:
+        return any(isinstance(p.resolved, RTruth) and not p.resolved.value for p in self.premises)
+
+
+@dataclass
+class Resolution:
+    clauses: list[RClause] = field(default_factory=list)
+    facts: set[str] = field(default_factory=set)
+    params: set[str] = field(default_factory=set)
+    preds: set[str] = field(default_factory=set)
+    issues: list[Issue] = field(default_factory=list)
+
+
+# types of terms: a FactType, "number" (a literal), "symbol", "date", or "param:<unit>"
+_UNIT_TYPES = {"usd": FactType.USD, "days": FactType.DAYS, "count": FactType.COUNT}
+
+
+def _near(name: str, pool: Iterable[str]) -> str:
+    close = difflib.get_close_matches(name, list(pool), n=1)
+    return f" (did you mean {close[0]}?)" if close else ""
+
+
+class _Resolver:
+    def __init__(self, decl: RuleDecl, heads: Iterable[str], params: Mapping[str, str]) -> None:
+        self.decl = decl
+        self.heads = set(heads)
+        self.params = dict(params)  # name -> unit
+        self.out = Resolution()
+        self.var_types: dict[str, object] = {}
+
+    def issue(self, message: str, line: int, code: str = "semantic",
+              severity: str = "error") -> None:
+        self.out.issues.append(Issue(severity, code, message, self.decl.file, line, self.decl.id))
+
+    def run(self) -> Resolution:
+        main = self.decl.cites[0] if self.decl.cites else ""
+        for clause in self.decl.clauses:
+            self.var_types = {}
+            bound: dict[str, int] = {}
+            # first pass: bindings
+            for p in clause.premises:
+                lit = p.literal
+                if (isinstance(lit, Atom) and len(lit.args) == 1 and lit.pred in VOCABULARY
+                        and isinstance(lit.args[0], Var)):
+                    spec = VOCABULARY[lit.pred]
+                    if spec.type is FactType.BOOL:
+                        continue
+                    self._bind(lit.args[0].name, spec.type, p, bound)
+                elif isinstance(lit, Atom) and lit.pred == "Param" and len(lit.args) == 2 \
+                        and isinstance(lit.args[1], Var):
+                    pname = str(lit.args[0])
+                    unit = self.params.get(pname)
+                    self._bind(lit.args[1].name, _param_type(unit), p, bound)
+            premises = []
+            for p in clause.premises:
+                r = self.premise(p, bound)
+                if r is not None:
+                    premises.append(RPremise(r, p, p.cite or main))
+            used = set()
+            for rp in premises:
+                used |= _vars_of(rp.resolved, uses_only=True)
+            for var, line in bound.items():
+                if var not in used:
+                    self.issue(f"variable {var} is bound but never used", line, "unused-variable",
+                               "warning")
+            self.out.clauses.append(RClause(clause.head, tuple(premises), clause.line))
+        return self.out
+
+    def _bind(self, var: str, typ: object, p: Premise, bound: dict[str, int]) -> None:
+        if var in bound:
+            self.issue(f"variable {var} is bound twice; compare with == instead", p.line,
+                       "unsafe-variable")
+        bound[var] = p.line
+        self.var_types[var] = typ
+
+    def premise(self, p: Premise, bound: dict[str, int]) -> Resolved | None:
+        lit = p.literal
+        negated = False
+        if isinstance(lit, Not):
+            negated, lit = True, lit.inner
+        if isinstance(lit, Truth):
+            return RTruth(lit.value)
+        if isinstance(lit, Compare):
+            op = NEGATED_OP[lit.op] if negated else lit.op
+            left, right = self.expr(lit.left, p, bound), self.expr(lit.right, p, bound)
+            if left is None or right is None:
+                return None
+            self.check_compare(op, left, right, p)
+            return RCompare(op, left, right)
+        assert isinstance(lit, Atom)
+        name, args = lit.pred, lit.args
+        if name == "Within":
+            if len(args) != 2:
+                self.issue("Within takes two arguments: Within(days, N)", p.line)
+                return None
+            left, right = self.expr(args[0], p, bound), self.expr(args[1], p, bound)
+            if left is None or right is None:
+                return None
+            op = ">" if negated else "<="
+            self.check_compare(op, left, right, p)
+            return RCompare(op, left, right)
+        if name == "Param":
+            if negated:
+                self.issue("Param(...) cannot be negated", p.line, "unsafe-variable")
+                return None
+            if len(args) != 2 or not isinstance(args[0], Name) or not isinstance(args[1], Var):
+                self.issue("Param takes a parameter name and a variable: Param(s547_c_9, Limit)",
+                           p.line)
+                return None
+            if args[0].name not in self.params:
+                self.issue(f"unknown parameter {args[0].name}{_near(args[0].name, self.params)}",
+                           p.line, "unknown-parameter")
+                return None
+            self.out.params.add(args[0].name)
+            return RParam(args[0].name, args[1].name)
+        if name[0].isupper():
+            if args:
+                self.issue(f"{name} is a rule predicate and takes no arguments", p.line)
+                return None
+            if name not in self.heads:
+                self.issue(f"unknown predicate {name}{_near(name, self.heads)}", p.line,
+                           "unknown-predicate")
+                return None
+            self.out.preds.add(name)
+            return RPred(name, negated)
+        spec = VOCABULARY.get(name)
+        if spec is None:
+            self.issue(f"unknown predicate or fact {name}{_near(name, VOCABULARY)}", p.line,
+                       "unknown-predicate")
+            return None
+        self.out.facts.add(name)
+        if spec.type is FactType.BOOL:
+            if args:
+                self.issue(f"{name} is true or false: write {name} or ~{name}", p.line, "type")
+                return None
+            return RBool(name, negated)
+        if not args:
+            self.issue(f"{name} is {spec.expected()}: write {name}(X) to bind it, or compare it "
+                       f"(e.g. {name} < ...)", p.line, "type")
+            return None
+        if len(args) != 1:
+            self.issue(f"{name} takes one argument", p.line)
+            return None
+        arg = args[0]
+        if isinstance(arg, Var):
+            if negated:
+                self.issue(f"~{name}({arg.name}) leaves {arg.name} unbound (unsafe negation)",
+                           p.line, "unsafe-variable")
+                return None
+            return RBind(name, arg.name)
+        right = self.expr(arg, p, bound)
+        if right is None:
+            return None
+        op = "!=" if negated else "=="
+        left = FactRef(name)
+        self.check_compare(op, left, right, p)
+        return RCompare(op, left, right)
+
+    def expr(self, e: Expr, p: Premise, bound: dict[str, int]) -> Expr | None:
+        if isinstance(e, Var):
+            if e.name not in bound:
+                self.issue(f"variable {e.name} is not bound by a positive fact(X) or Param(..., X) "
+                           "premise (unsafe variable)", p.line, "unsafe-variable")
+                return None
+            return e
+        if isinstance(e, Name):
+            if e.name in VOCABULARY:
+                spec = VOCABULARY[e.name]
+                if spec.type is FactType.BOOL:
+                    self.issue(f"{e.name} is true or false and cannot be compared", p.line, "type")
+                    return None
+                self.out.facts.add(e.name)
+                return FactRef(e.name)
+            return Sym(e.name)
+        if isinstance(e, ParamRef):
+            if e.name not in self.params:
+                self.issue(f"unknown parameter {e.name}{_near(e.name, self.params)}", p.line,
+                           "unknown-parameter")
+                return None
+            self.out.params.add(e.name)
+            return e
+        if isinstance(e, BinOp):
+            left, right = self.expr(e.left, p, bound), self.expr(e.right, p, bound)
+            if left is None or right is None:
+                return None
+            for side in (left, right):
+                t = self.type_of(side)
+                if not _numeric(t):
+                    self.issue(f"only amounts and numbers can be added: {side} is {_word(t)}",
+                               p.line, "type")
+                    return None
+            return BinOp(e.op, left, right)
+        return e
+
+    def type_of(self, e: Expr) -> object:
+        if isinstance(e, FactRef):
+            return VOCABULARY[e.name].type
+        if isinstance(e, ParamRef):
+            return _param_type(self.params.get(e.name))
+        if isinstance(e, Num):
+            return "number"
+        if isinstance(e, DateLit):
+            return FactType.DATE
+        if isinstance(e, Sym):
+            return "symbol"
+        if isinstance(e, Var):
+            return self.var_types.get(e.name, "number")
+        if isinstance(e, BinOp):
+            lt, rt = self.type_of(e.left), self.type_of(e.right)
+            return lt if lt != "number" else rt
+        return "number"
+
+    def check_compare(self, op: str, left: Expr, right: Expr, p: Premise) -> None:
+        lt, rt = self.type_of(left), self.type_of(right)
+        for side, t, other in ((left, lt, right), (right, rt, left)):
+            if t == "symbol":
+                assert isinstance(side, Sym)
+                ot = self.type_of(other)
+                if ot is FactType.ENUM and isinstance(other, FactRef):
+                    values = VOCABULARY[other.name].values
+                    if side.value not in values:
+                        self.issue(f"{side.value!r} is not a value of {other.name} "
+                                   f"(one of {', '.join(values)})", p.line, "type")
+                    elif op not in ("==", "!="):
+                        self.issue(f"{other.name} can only be compared with == or !=", p.line,
+                                   "type")
+                    return
+                self.issue(f"unknown name {side.value}{_near(side.value, VOCABULARY)}", p.line,
+                           "unknown-predicate")
+                return
+        if lt is FactType.ENUM or rt is FactType.ENUM:
+            self.issue(f"{left} {op} {right}: an enumeration compares only with one of its values",
+                       p.line, "type")
+            return
+        if (lt is FactType.DATE) != (rt is FactType.DATE):
+            self.issue(f"{left} {op} {right} compares {_word(lt)} with {_word(rt)}", p.line, "type")
+            return
+        if _numeric(lt) and _numeric(rt) and "number" not in (lt, rt) and lt != rt:
+            self.issue(f"{left} {op} {right} compares {_word(lt)} with {_word(rt)}", p.line, "type")
+
+
+def _numeric(t: object) -> bool:
+    return t == "number" or (isinstance(t, FactType) and t.numeric)
+
+
+def _word(t: object) -> str:
+    if isinstance(t, FactType):
+        return {"usd": "an amount in USD", "days": "a number of days", "count": "a count",
+                "date": "a date", "bool": "true/false", "enum": "an enumeration"}[t.value]
+    return {"number": "a number", "symbol": "a name"}.get(str(t), str(t))
+
+
+def _param_type(unit: str | None) -> object:
+    return _UNIT_TYPES.get((unit or "").lower(), "number")
+
+
+def _vars_of(r: Resolved, uses_only: bool = False) -> set[str]:
+    if isinstance(r, RCompare):
+        return _expr_vars(r.left) | _expr_vars(r.right)
+    if isinstance(r, RBind | RParam) and not uses_only:
+        return {r.var}
+    return set()
+
+
+def _expr_vars(e: Expr) -> set[str]:
+    if isinstance(e, Var):
+        return {e.name}
+    if isinstance(e, BinOp):
+        return _expr_vars(e.left) | _expr_vars(e.right)
+    return set()
+
+
+def resolve_rule(decl: RuleDecl, heads: Iterable[str], params: Mapping[str, str]) -> Resolution:
+    """Resolve `decl` against the predicates defined in the library (`heads`) and the
+    parameters (name -> unit); errors are returned as issues."""
+    return _Resolver(decl, heads, params).run()

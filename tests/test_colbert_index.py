@@ -1,0 +1,93 @@
+"""ColBERT plane: a colbert-ai PLAID index from the MiniLM-derived checkpoint, filtered search."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import torch
+from legal_passages import S101_31, S547_C9_2005, S547_C9_2019, legal_docs
+from structfirst.engine.colbert_plane import ColbertPlane
+from structfirst.ingest.colbert_index import META_FILE, ColbertIndexBuilder, unpadded_doc_batches
+from structfirst.ingest.encoder_config import EncoderConfig
+
+PARAPHRASE = "small payment by a business debtor that the trustee cannot claw back"
+AMOUNT_QUERY = "transfer of less than $5,000 by a debtor whose debts are not consumer debts"
+
+
+@pytest.fixture(scope="module")
+def one_thread() -> Iterator[None]:
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(before)
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory: pytest.TempPathFactory, one_thread: None) -> dict:
+    index_dir = tmp_path_factory.mktemp("index")
+    colbert_dir = index_dir / "snap-1" / "colbert"
+    figures = ColbertIndexBuilder(EncoderConfig.resolve()).build(legal_docs(), colbert_dir)
+    return {"index_dir": index_dir, "dir": colbert_dir, "figures": figures,
+            "plane": ColbertPlane(colbert_dir)}
+
+
+def test_build_writes_a_plaid_index(built: dict) -> None:
+    figures = built["figures"]
+    assert figures["docs"] == len(legal_docs()) and figures["embeddings"] > figures["docs"]
+    meta = json.loads((built["dir"] / META_FILE).read_text())
+    assert meta["default_checkpoint"] and not Path(meta["checkpoint"]).is_absolute()
+    checkpoint = (built["dir"] / meta["checkpoint"]).resolve()
+    assert checkpoint.parent == built["index_dir"] / "cache" / "colbert"
+    assert (checkpoint / "artifact.metadata").is_file()
+    assert (built["dir"] / "plaid" / "ivf.pid.pt").is_file()
+
+
+def test_expected_documents_in_top3(built: dict) -> None:
+    plane: ColbertPlane = built["plane"]
+    insider = [d for d, _ in plane.search("who counts as an insider of a corporate debtor", 3)]
+    assert S101_31 in insider
+    small = [docid for docid, _ in plane.search(PARAPHRASE, 3)]
+    assert any(docid.startswith("/us/usc/t11/s547/c/9@") for docid in small), small
+
+
+def test_unpadded_doc_batches_leave_the_vectors_as_they_were(built: dict) -> None:
+    checkpoint = built["plane"].searcher.checkpoint
+    texts = [doc.contents for doc in legal_docs()[:9]]  # 3 length-sorted batches of 4, 4, 1
+    padded, lengths = checkpoint.docFromText(texts, bsize=4, keep_dims="flatten")
+    with unpadded_doc_batches():
+        trimmed, trimmed_lengths = checkpoint.docFromText(texts, bsize=4, keep_dims="flatten")
+    assert trimmed_lengths == lengths
+    assert torch.allclose(trimmed, padded, atol=1e-5)
+
+
+@pytest.mark.parametrize("exact_limit", [512, 1], ids=["exhaustive", "plaid-filter_fn"])
+def test_filter_is_respected(built: dict, exact_limit: int) -> None:
+    plane: ColbertPlane = built["plane"]
+    assert plane.search(AMOUNT_QUERY, 1)[0][0] == S547_C9_2005
+    allowed = {doc.version_id for doc in legal_docs()} - {S547_C9_2005}
+    plane.exact_limit = exact_limit  # 1: every allowed set goes through PLAID with filter_fn
+    try:
+        hits = plane.search(AMOUNT_QUERY, 5, allowed)
+        unrelated = {d.version_id for d in legal_docs() if d.version_id.startswith("/other/")}
+        few = plane.search(PARAPHRASE, 10, unrelated)
+    finally:
+        plane.exact_limit = 512
+    assert hits[0][0] == S547_C9_2019
+    assert len(hits) == 5 and all(docid in allowed for docid, _ in hits)
+    assert {docid for docid, _ in few} == unrelated  # never short, though none is in the top 10
+
+
+def test_index_moves_and_derives_its_checkpoint_again(built: dict, tmp_path: Path) -> None:
+    # the snapshot is copied elsewhere without the shared cache: the plane finds the checkpoint
+    # through its relative path and derives it again there (deterministically)
+    moved = tmp_path / "moved-index" / "snap-1" / "colbert"
+    shutil.copytree(built["dir"], moved)
+    plane = ColbertPlane(moved)
+    meta = json.loads((moved / META_FILE).read_text())
+    assert ((moved / meta["checkpoint"]).resolve() / "artifact.metadata").is_file()
+    assert str((moved / meta["checkpoint"]).resolve()).startswith(str(tmp_path / "moved-index"))
+    assert plane.search(AMOUNT_QUERY, 3) == built["plane"].search(AMOUNT_QUERY, 3)

@@ -1,0 +1,94 @@
+"""The packaged Title 11 rule library: loads clean, passes its scenarios, matches the reference."""
+
+from __future__ import annotations
+
+import json
+from datetime import date
+
+import pytest
+from structfirst.rules.evaluator import evaluate
+from structfirst.rules.library_loader import Library, load_library
+from structfirst.rules.lint import lint_library
+from structfirst.rules.parameters import ParamValue
+from structfirst.rules.scenario_tests import run_scenarios
+from structfirst.rules.selection import select_rules
+
+WORKED = {"transfer_amount": 6000, "days_before_filing": 100, "creditor_is_insider": False,
+          "debtor_consumer_debts": False}
+
+
+@pytest.fixture(scope="module")
+def lib() -> Library:
+    return load_library()  # thresholds: the §104 notes of the shared editions
+
+
+def test_loads_without_errors_with_ingested_thresholds(lib: Library) -> None:
+    assert not lib.errors(), lib.errors()
+    assert lib.parameters.ingested_source == "editions"
+    assert len(lib.rule_ids()) >= 10
+    origins = {(v.start, v.value, v.origin) for v in lib.parameters.series["s547_c_9"].values}
+    assert (date(2005, 10, 17), 5000, "library") in origins
+    assert (date(2007, 4, 1), 5475, "ingested") in origins
+    assert (date(2019, 4, 1), 6825, "ingested") in origins
+    assert (date(2025, 4, 1), 8575, "library") in origins
+    v2010 = lib.parameters.lookup("s547_c_9", date(2012, 6, 1))
+    assert isinstance(v2010, ParamValue) and v2010.value == 5850
+    assert v2010.source.startswith("75 F.R. 8747")
+    assert lib.parameters.lookup("s109_e_unsecured", date(2020, 1, 1)).value == 419275
+    assert lib.parameters.lookup("s109_e_secured", date(2020, 1, 1)).value == 1257850
+
+
+def test_lint_finds_no_errors(lib: Library) -> None:
+    issues = lint_library(lib, through=date(2026, 11, 22))
+    assert not [i for i in issues if i.severity == "error"], [str(i) for i in issues]
+
+
+def test_every_rule_version_has_passing_scenario_tests(lib: Library) -> None:
+    report = run_scenarios(lib)
+    assert report.ok, [m for r in report.failed for m in r.messages()] + report.issues
+    assert {(r.id, r.version) for r in lib.rules} <= report.covered
+    assert len(report.results) >= 60
+
+
+def test_the_reference_worked_example(lib: Library) -> None:
+    facts = {**WORKED, "filing_date": date(2026, 11, 22)}
+    avoidable, excepted = evaluate(lib.versions("s547.b") + lib.versions("s547.c.9"), facts,
+                                   None, library=lib)
+    assert str(avoidable.verdict) == "false" and avoidable.head == "Avoidable"
+    reach = avoidable.premise("1.4")
+    assert (reach.text, str(reach.value), reach.citation) == (
+        "WithinReachBack", "false", "/us/usc/t11/s547/b/4")
+    assert "1.4" in avoidable.grounds
+    b4 = avoidable.supporting["s547.b.4"]
+    assert [p.detail for p in b4.premises if p.kind == "comparison"] == ["100 <= 90",
+                                                                         "100 <= 365"]
+    assert str(b4.premise("2.1").value) == "false"  # not an insider
+    assert str(excepted.verdict) == "true"
+    amount = excepted.premise("1.2")
+    assert amount.detail == "6000 < 8575" and amount.citation == "/us/usc/t11/s547/c/9"
+    assert amount.parameters["s547_c_9"]["source"].startswith("90 FR 8941")
+    json.dumps(avoidable.to_dict())  # plain data
+
+
+def test_the_threshold_flips_with_the_filing_date(lib: Library) -> None:
+    (v,) = evaluate(lib.versions("s547.c.9"), {**WORKED, "filing_date": "2012-06-01"}, None,
+                    library=lib)
+    assert str(v.verdict) == "false" and v.premise("1.2").detail == "6000 < 5850"
+    (v,) = evaluate(lib.versions("s547.c.9"), WORKED, date(2026, 11, 22), library=lib)
+    assert str(v.verdict) == "true" and v.as_of_source == "as_of"
+
+
+def test_select_rules_by_seed_prefix_and_predicate(lib: Library) -> None:
+    ids = {r.id for r in select_rules(lib, ["/us/usc/t11/s547"], [])}
+    assert ids == {i for i in lib.rule_ids() if i.startswith("s547")}
+    ids = {r.id for r in select_rules(lib, ["/us/usc/t11/s547/c/9"], [])}
+    assert ids == {"s547.c.9", "s547.c"}
+    ids = {r.id for r in select_rules(lib, ["/us/usc/t11/s547/b/4/A"], [])}
+    assert ids == {"s547.b.4", "s547.b"}
+    assert {r.id for r in select_rules(lib, [], ["Can the trustee avoid this transfer?"])} \
+        >= {"s547.b"}
+    assert {r.id for r in select_rules(lib, [], "insider")} >= {"s101.31"}
+    assert {r.id for r in select_rules(lib, [], ["Avoidable"])} == {"s547.b"}
+    assert select_rules(lib, ["/us/usc/t11/s9999"], ["zebra"]) == []
+    versions = [r for r in select_rules(lib, ["/us/usc/t11/s109/e"], []) if r.id == "s109.e"]
+    assert [r.version for r in versions] == [1, 2, 3]
