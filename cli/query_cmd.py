@@ -45,18 +45,30 @@ def print_bundle(bundle: EvidenceBundle, limit: int = 8) -> None:
     pq = bundle.parsed_query
     console.rule(f"[bold]{bundle.question}")
     console.print(
-        f"as of {pq.get('as_of')} · jurisdiction {pq.get('jurisdiction')} · "
-        f"type {pq.get('query_type')} · config {bundle.configuration} · "
-        f"snapshot {bundle.snapshot_id}"
+        f"as of {pq['as_of']['value']} ({pq['as_of']['how']}) · jurisdiction "
+        f"{pq['jurisdiction']['value']} ({pq['jurisdiction']['how']}) · type {pq['query_type']} · "
+        f"config {bundle.configuration} · snapshot {bundle.snapshot_id}"
     )
     for verdict in bundle.verdicts:
+        if verdict.get("kind") == "parameter":
+            value = verdict["value"]
+            shown = (
+                f"{value['value']:,} {value.get('from')} → {value.get('to') or 'open'} "
+                f"({value.get('source')})"
+                if verdict["verdict"] == "value"
+                else f"no value: {value.get('no_value')}"
+            )
+            console.print(f"[bold]{verdict['rule']}[/bold] = {shown}")
+            continue
+        missing = verdict.get("missing_facts") or []
         console.print(
-            f"[bold]{verdict['rule']}[/bold] = {verdict['verdict']}"
-            + (f"  (missing: {', '.join(verdict['missing'])})" if verdict.get("missing") else "")
+            f"[bold]{verdict['rule']}[/bold] = {verdict['verdict']}  {verdict.get('title', '')}"
+            + (f"  (missing: {', '.join(missing)})" if missing else "")
         )
-        for premise in verdict.get("trace", []):
+        for premise in verdict.get("premises", []):
+            detail = f" [{premise['detail']}]" if premise.get("detail") else ""
             console.print(
-                f"    {premise['value']!s:>13}  {premise['premise']}  [{premise.get('citation')}]"
+                f"    {premise['value']:>12}  {premise['text']}{detail}  <{premise['citation']}>"
             )
     table = Table(show_lines=False)
     for col in ("#", "citation", "version", "planes", "path / rule"):
@@ -71,6 +83,8 @@ def print_bundle(bundle: EvidenceBundle, limit: int = 8) -> None:
             )
         table.add_row(str(cand.rank), cand.citation or cand.node_id, interval, planes, extra)
     console.print(table)
+    for cand in bundle.definitions:
+        console.print(f"  definition: {cand.citation}  via {cand.graph_paths[0]}")
     verdict = "ANSWER" if bundle.decision.answer else "ABSTAIN"
     console.print(f"[bold]{verdict}[/bold]: {bundle.decision.reason}")
 

@@ -20,9 +20,14 @@ from structfirst.rules.verdict import Verdict
 app = typer.Typer(no_args_is_help=True)
 
 LibraryOpt = Annotated[Path, typer.Option("--library", help="Rule library directory.")]
-IndexOpt = Annotated[Path | None, typer.Option(
-    "--index", help="Index directory: thresholds from its snapshot's facts table, and (lint) "
-                    "citations checked against its provisions.")]
+IndexOpt = Annotated[
+    Path | None,
+    typer.Option(
+        "--index",
+        help="Index directory: thresholds from its snapshot's facts table, and (lint) "
+        "citations checked against its provisions.",
+    ),
+]
 
 
 def _load(library: Path, index: Path | None) -> Library:
@@ -46,8 +51,10 @@ def _date(text: str | None, option: str) -> date | None:
 def lint(
     library: LibraryOpt = LIBRARY_ROOT,
     index: IndexOpt = None,
-    through: Annotated[str | None, typer.Option(
-        help="Check open-ended rules' parameters up to this date (default: today).")] = None,
+    through: Annotated[
+        str | None,
+        typer.Option(help="Check open-ended rules' parameters up to this date (default: today)."),
+    ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the issues as JSON.")] = False,
 ) -> None:
     """Check the library: syntax, predicates, variables, periods, parameters, citations, tests."""
@@ -59,10 +66,12 @@ def lint(
     else:
         for issue in issues:
             typer.echo(str(issue))
-        typer.echo(f"{len(lib.rules)} rule versions in {len(lib.rule_files)} files, "
-                   f"{len(lib.parameters.names())} parameters (ingested thresholds: "
-                   f"{lib.parameters.ingested_source}); {len(errors)} errors, "
-                   f"{len(issues) - len(errors)} warnings")
+        typer.echo(
+            f"{len(lib.rules)} rule versions in {len(lib.rule_files)} files, "
+            f"{len(lib.parameters.names())} parameters (ingested thresholds: "
+            f"{lib.parameters.ingested_source}); {len(errors)} errors, "
+            f"{len(issues) - len(errors)} warnings"
+        )
     if errors:
         raise typer.Exit(1)
 
@@ -71,8 +80,9 @@ def lint(
 def test_cmd(
     library: LibraryOpt = LIBRARY_ROOT,
     index: IndexOpt = None,
-    select: Annotated[str | None, typer.Option(
-        "-k", help="Only tests whose name or file contains this text.")] = None,
+    select: Annotated[
+        str | None, typer.Option("-k", help="Only tests whose name or file contains this text.")
+    ] = None,
     verbose: Annotated[bool, typer.Option("--verbose", "-v", help="List every test.")] = False,
 ) -> None:
     """Run the scenario tests beside each rule file (`*.tests.toml`)."""
@@ -89,9 +99,11 @@ def test_cmd(
         for message in res.messages():
             typer.echo(f"  {message}")
     failed = len(report.failed)
-    typer.echo(f"{len(report.results) - failed} passed, {failed} failed"
-               f" ({len(lib.errors())} library errors, ingested thresholds: "
-               f"{lib.parameters.ingested_source})")
+    typer.echo(
+        f"{len(report.results) - failed} passed, {failed} failed"
+        f" ({len(lib.errors())} library errors, ingested thresholds: "
+        f"{lib.parameters.ingested_source})"
+    )
     if failed or not report.ok or lib.errors():
         raise typer.Exit(1)
 
@@ -125,14 +137,17 @@ def _read_facts(facts: str | None, fact: list[str]) -> dict[str, Any]:
 def _print_verdict(v: Verdict, indent: str = "") -> None:
     where = f"{v.file}:{v.line}" if v.file else ""
     version = f" v{v.version}" if v.version is not None else ""
-    typer.echo(f"{indent}{v.rule_id}{version} {v.head}: {v.verdict}"
-               f"{'' if v.exact else ' (not exact)'}  as of {v.as_of} ({v.as_of_source})  {where}")
+    typer.echo(
+        f"{indent}{v.rule_id}{version} {v.head}: {v.verdict}"
+        f"{'' if v.exact else ' (not exact)'}  as of {v.as_of} ({v.as_of_source})  {where}"
+    )
     if v.title:
         typer.echo(f"{indent}  {v.title}")
     marks = {"true": "+", "false": "-", "undetermined": "?"}
     for clause in v.clauses:
-        typer.echo(f"{indent}  clause {clause['clause']} (line {clause['line']}): "
-                   f"{clause['value']}")
+        typer.echo(
+            f"{indent}  clause {clause['clause']} (line {clause['line']}): {clause['value']}"
+        )
         for p in v.premises:
             if p.clause != clause["clause"]:
                 continue
@@ -140,16 +155,20 @@ def _print_verdict(v: Verdict, indent: str = "") -> None:
             if p.rule is not None:
                 ground = f"rule {p.rule.get('id')} v{p.rule.get('version', '?')}"
             elif p.facts:
-                ground = ", ".join(f"{k} = {'unknown' if val is None else val}"
-                                   for k, val in p.facts.items())
+                ground = ", ".join(
+                    f"{k} = {'unknown' if val is None else val}" for k, val in p.facts.items()
+                )
             if p.parameters:
                 ground += ("; " if ground else "") + ", ".join(
                     f"{k} = {rec.get('value', 'no value')} "
                     f"({rec.get('source', rec.get('no_value'))})"
-                    for k, rec in p.parameters.items())
+                    for k, rec in p.parameters.items()
+                )
             detail = f" [{p.detail}]" if p.detail else ""
-            typer.echo(f"{indent}    {marks[str(p.value)]} {p.text}{detail}  {p.citation}"
-                       f"{'  <- ' + ground if ground else ''}")
+            typer.echo(
+                f"{indent}    {marks[str(p.value)]} {p.text}{detail}  {p.citation}"
+                f"{'  <- ' + ground if ground else ''}"
+            )
     if v.grounds:
         typer.echo(f"{indent}  grounds: {', '.join(v.grounds)}")
     if v.blocked_by:
@@ -165,27 +184,33 @@ def _print_verdict(v: Verdict, indent: str = "") -> None:
 @app.command()
 def explain(
     rule: Annotated[str, typer.Argument(help="Rule id (s547.b) or predicate (Avoidable).")],
-    facts: Annotated[str | None, typer.Option(
-        help="Facts as a JSON object, or a .json/.toml file.")] = None,
-    fact: Annotated[list[str] | None, typer.Option(
-        "--fact", help="One fact as name=value (repeatable).")] = None,
-    as_of: Annotated[str | None, typer.Option(
-        "--as-of", help="As-of date when the facts give no filing_date (default: today).")] = None,
+    facts: Annotated[
+        str | None, typer.Option(help="Facts as a JSON object, or a .json/.toml file.")
+    ] = None,
+    fact: Annotated[
+        list[str] | None, typer.Option("--fact", help="One fact as name=value (repeatable).")
+    ] = None,
+    as_of: Annotated[
+        str | None,
+        typer.Option(
+            "--as-of", help="As-of date when the facts give no filing_date (default: today)."
+        ),
+    ] = None,
     library: LibraryOpt = LIBRARY_ROOT,
     index: IndexOpt = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the verdict as JSON.")] = False,
 ) -> None:
     """Evaluate one rule for the given facts and print the verdict with its trace."""
     lib = _load(library, index)
-    rule_id = rule if rule in lib.by_id else next(
-        (r.id for r in lib.rules if r.head == rule), None)
+    rule_id = rule if rule in lib.by_id else next((r.id for r in lib.rules if r.head == rule), None)
     if rule_id is None:
         typer.echo(f"error: no rule or predicate {rule!r} in {library}", err=True)
         raise typer.Exit(2)
     values = _read_facts(facts, fact or [])
     try:
-        (verdict,) = evaluate(lib.versions(rule_id)[:1], values,
-                              _date(as_of, "--as-of") or date.today(), library=lib)
+        (verdict,) = evaluate(
+            lib.versions(rule_id)[:1], values, _date(as_of, "--as-of") or date.today(), library=lib
+        )
     except FactError as exc:
         for problem in exc.problems:
             typer.echo(f"error: fact {problem}", err=True)
@@ -201,10 +226,12 @@ def explain(
 
 @app.command()
 def params(
-    name: Annotated[str | None, typer.Argument(
-        help="A parameter (default: list them all).")] = None,
-    as_of: Annotated[str | None, typer.Option(
-        "--as-of", help="Look the value up on this date.")] = None,
+    name: Annotated[
+        str | None, typer.Argument(help="A parameter (default: list them all).")
+    ] = None,
+    as_of: Annotated[
+        str | None, typer.Option("--as-of", help="Look the value up on this date.")
+    ] = None,
     library: LibraryOpt = LIBRARY_ROOT,
     index: IndexOpt = None,
 ) -> None:
@@ -220,8 +247,11 @@ def params(
         day = _date(as_of, "--as-of")
         if day is not None:
             got = lib.parameters.lookup(n, day)
-            shown = (f"{got.value} ({got.source})" if isinstance(got, ParamValue)
-                     else f"no value ({got.reason})")
+            shown = (
+                f"{got.value} ({got.source})"
+                if isinstance(got, ParamValue)
+                else f"no value ({got.reason})"
+            )
             typer.echo(f"  on {day}: {shown}")
             continue
         for v in series.values:

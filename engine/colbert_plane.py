@@ -43,8 +43,13 @@ EXACT_SLICE = 256  # passages decompressed at once by exhaustive scoring (~30 MB
 class ColbertPlane:
     """Search one colbert-ai index; safe to call from several threads (searches serialize)."""
 
-    def __init__(self, colbert_dir: Path, config: EncoderConfig | None = None,
-                 exact_limit: int = 512, verbose: int = 0) -> None:
+    def __init__(
+        self,
+        colbert_dir: Path,
+        config: EncoderConfig | None = None,
+        exact_limit: int = 512,
+        verbose: int = 0,
+    ) -> None:
         colbert_dir = Path(colbert_dir).resolve()
         meta = json.loads((colbert_dir / META_FILE).read_text())
         built = meta["encoder"]
@@ -55,13 +60,22 @@ class ColbertPlane:
         checkpoint = (colbert_dir / meta["checkpoint"]).resolve()
         configured = self.config.colbert_checkpoint
         if self.default_checkpoint != (configured is None) or (
-                configured is not None and configured.resolve() != checkpoint):
-            raise ValueError(f"{colbert_dir} was built with ColBERT checkpoint {checkpoint}, but "
-                             f"{configured or 'the derived MiniLM checkpoint'} is configured")
+            configured is not None and configured.resolve() != checkpoint
+        ):
+            raise ValueError(
+                f"{colbert_dir} was built with ColBERT checkpoint {checkpoint}, but "
+                f"{configured or 'the derived MiniLM checkpoint'} is configured"
+            )
         if self.default_checkpoint:  # deterministic: derived again if the cache was cleared
-            ensure_default_checkpoint(checkpoint, replace(
-                self.config, colbert_dim=built["colbert_dim"], doc_maxlen=built["doc_maxlen"],
-                query_maxlen=built["query_maxlen"]))
+            ensure_default_checkpoint(
+                checkpoint,
+                replace(
+                    self.config,
+                    colbert_dim=built["colbert_dim"],
+                    doc_maxlen=built["doc_maxlen"],
+                    query_maxlen=built["query_maxlen"],
+                ),
+            )
         elif not (checkpoint / "artifact.metadata").is_file():
             raise FileNotFoundError(f"{colbert_dir}: ColBERT checkpoint {checkpoint} is gone")
         self._pid = {docid: pid for pid, docid in enumerate(self.docids)}
@@ -71,8 +85,11 @@ class ColbertPlane:
             colbert = import_colbert()
             with COLBERT_RUN_LOCK:
                 self.searcher = colbert.Searcher(
-                    index=str(colbert_dir / PLAID_DIR), checkpoint=str(checkpoint),
-                    collection=[""], verbose=verbose)  # settings: the index's own
+                    index=str(colbert_dir / PLAID_DIR),
+                    checkpoint=str(checkpoint),
+                    collection=[""],
+                    verbose=verbose,
+                )  # settings: the index's own
             self._mask_id = self.searcher.checkpoint.query_tokenizer.mask_token_id
 
     def __len__(self) -> int:
@@ -88,21 +105,28 @@ class ColbertPlane:
 
     def _settings_for(self, k: int) -> None:
         """PLAID's search knobs for depth k (colbert-ai would fix them at the first call)."""
-        ncells, threshold, ndocs = ((1, 0.5, 256) if k <= 10 else (2, 0.45, 1024) if k <= 100
-                                    else (4, 0.4, max(k * 4, 4096)))
+        ncells, threshold, ndocs = (
+            (1, 0.5, 256)
+            if k <= 10
+            else (2, 0.45, 1024)
+            if k <= 100
+            else (4, 0.4, max(k * 4, 4096))
+        )
         self.searcher.configure(ncells=ncells, centroid_score_threshold=threshold, ndocs=ndocs)
 
     def _exact(self, Q: Any, pids: list[int], k: int) -> list[tuple[int, float]]:  # noqa: N803
         scored: list[tuple[int, float]] = []
         for start in range(0, len(pids), EXACT_SLICE):
             found, _, scores = self.searcher.dense_search(
-                Q, k=k, pids=pids[start:start + EXACT_SLICE])
+                Q, k=k, pids=pids[start : start + EXACT_SLICE]
+            )
             scored.extend(zip(found, scores, strict=True))
         scored.sort(key=lambda item: -item[1])
         return scored[:k]
 
-    def search(self, query: str, k: int, allowed: AbstractSet[str] | None = None
-               ) -> list[tuple[str, float]]:
+    def search(
+        self, query: str, k: int, allowed: AbstractSet[str] | None = None
+    ) -> list[tuple[str, float]]:
         """The k best (version id, MaxSim score) pairs, best first, all of them in `allowed`."""
         import torch
 
@@ -134,4 +158,3 @@ class ColbertPlane:
                     pool = allowed_pids if allowed_pids is not None else list(range(len(self)))
                     hits = self._exact(Q, pool, k)
         return [(self.docids[pid], float(score)) for pid, score in hits]
-

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import tomllib
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 CONFIGURATIONS_FILE = Path(__file__).with_name("configurations.toml")
@@ -22,6 +22,7 @@ class EngineConfig:
     calibrated_abstention: bool = False
     k_per_plane: int = 100
     rrf_k: int = 60
+    plane_weights: dict[str, float] = field(default_factory=dict)  # weighted RRF, default 1
     rerank_depth: int = 50
     bm25_k1: float = 0.9
     bm25_b: float = 0.4
@@ -42,6 +43,8 @@ def load_configurations(path: Path = CONFIGURATIONS_FILE) -> dict[str, EngineCon
             raise ValueError(f"{where}: planes must be a non-empty subset of {PLANES}")
         if entry.get("reranker", "") not in RERANKERS:
             raise ValueError(f"{where}: reranker must be one of {RERANKERS}")
+        if any(p not in PLANES for p in entry.get("plane_weights", {})):
+            raise ValueError(f"{where}: plane_weights names a plane not in {PLANES}")
         if entry.get("fusion", "rrf") not in FUSIONS:
             raise ValueError(f"{where}: fusion must be one of {FUSIONS}")
         configs[name] = EngineConfig(name=name, **{**entry, "planes": planes})

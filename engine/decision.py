@@ -52,7 +52,7 @@ def decide(
     if not candidates:
         return Decision(False, "no plane returned a candidate")
     if verdicts and all(v["verdict"] == "undetermined" for v in verdicts):
-        missing = sorted({m for v in verdicts for m in v.get("missing", [])})
+        missing = sorted({m for v in verdicts for m in v.get("missing_facts", [])})
         return Decision(
             False,
             "the implicated rules are undetermined; missing facts: " + ", ".join(missing),

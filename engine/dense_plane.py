@@ -19,8 +19,12 @@ from structfirst.ingest.encoder_config import EncoderConfig
 class DensePlane:
     """Search one dense index; safe to call from several threads."""
 
-    def __init__(self, dense_dir: Path, config: EncoderConfig | None = None,
-                 encoder: DenseEncoder | None = None) -> None:
+    def __init__(
+        self,
+        dense_dir: Path,
+        config: EncoderConfig | None = None,
+        encoder: DenseEncoder | None = None,
+    ) -> None:
         import faiss
 
         dense_dir = Path(dense_dir)
@@ -43,8 +47,9 @@ class DensePlane:
     def __len__(self) -> int:
         return len(self.docids)
 
-    def search(self, query: str, k: int, allowed: AbstractSet[str] | None = None
-               ) -> list[tuple[str, float]]:
+    def search(
+        self, query: str, k: int, allowed: AbstractSet[str] | None = None
+    ) -> list[tuple[str, float]]:
         """The k best (version id, cosine) pairs, best first, all of them in `allowed`."""
         import faiss
 
@@ -61,5 +66,6 @@ class DensePlane:
         k = min(k, len(self.docids))
         vector = self.encoder.encode_query(query).reshape(1, -1)
         scores, ids = self.index.search(vector, k, params=params)
-        return [(self.docids[i], float(s)) for i, s in zip(ids[0], scores[0], strict=True)
-                if i >= 0]
+        return [
+            (self.docids[i], float(s)) for i, s in zip(ids[0], scores[0], strict=True) if i >= 0
+        ]

@@ -30,6 +30,7 @@ from structfirst.ingest.duckdb_store import connect_readonly
 from structfirst.ingest.snapshot import open_snapshot
 
 RESULT_DEPTH = 20
+DEFINITION_DEPTH = 10  # defining clauses the graph walk reached below the top k, kept as context
 
 
 class Engine:
@@ -111,17 +112,22 @@ class Engine:
                 plane = self.plane(name, cfg)
                 if isinstance(plane, SymbolicPlane):
                     ranked[name], verdicts = plane.evaluate(query, cfg.k_per_plane)
-                    query = replace(query, seeds=query.seeds + rule_seeds(verdicts))
+                    query = replace(query, seeds=merge_seeds(query.seeds, rule_seeds(verdicts)))
                 else:
                     ranked[name] = plane.retrieve(query, cfg.k_per_plane)
                 timings[name] = _ms(t0)
-        fused = reciprocal_rank_fusion(ranked, k=cfg.rrf_k)
+        fused = reciprocal_rank_fusion(ranked, k=cfg.rrf_k, weights=cfg.plane_weights)
         rerank_scores: dict[str, float] = {}
         if cfg.reranker == "colbert" and self._reranker_factory and fused:
             t0 = time.perf_counter()
             fused, rerank_scores = self._rerank(query, fused, cfg.rerank_depth, cfg.rrf_k)
             timings["rerank"] = _ms(t0)
         candidates = [self._candidate(i, c, rerank_scores) for i, c in enumerate(fused[:k], 1)]
+        definitions = [
+            self._candidate(i, c, rerank_scores)
+            for i, c in enumerate(fused, 1)
+            if i > k and any(p.rsplit(" ", 2)[-2] == "<-defines-" for p in c.paths)
+        ][:DEFINITION_DEPTH]
         decision = decide(parsed, query, self.catalog, candidates, verdicts)
         timings["total"] = _ms(started)
         return EvidenceBundle(
@@ -131,6 +137,7 @@ class Engine:
             snapshot_id=self.snapshot.snapshot_id,
             corpus_versions=self.snapshot.sources,
             candidates=candidates,
+            definitions=definitions,
             verdicts=verdicts,
             decision=decision,
             timings_ms=timings,
@@ -169,6 +176,13 @@ class Engine:
             graph_paths=fused.paths,
             rule_support=fused.rule_support,
         )
+
+
+def merge_seeds(cited: tuple[str, ...], from_rules: tuple[str, ...]) -> tuple[str, ...]:
+    """The rules' clauses first; a cited provision that encloses one of them (§ 547 around
+    § 547(b)) gives way to it, as the reference seeds the walk at (b), not at all of § 547."""
+    kept = [s for s in cited if not any(r.startswith(s + "/") for r in from_rules)]
+    return tuple(dict.fromkeys([*from_rules, *kept]))
 
 
 def _ms(since: float) -> float:

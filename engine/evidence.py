@@ -45,6 +45,7 @@ class EvidenceBundle:
     snapshot_id: str | None
     corpus_versions: list[dict[str, Any]]
     candidates: list[EvidenceCandidate]
+    definitions: list[EvidenceCandidate]  # definitional context reached by the graph walk
     verdicts: list[dict[str, Any]]
     decision: Decision
     timings_ms: dict[str, float] = field(default_factory=dict)

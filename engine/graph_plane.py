@@ -5,13 +5,14 @@ query type allows, and reaches only nodes valid at the as-of date: each neighbou
 the version of the same provision that is in the query's allowed set, or dropped. Every hit
 carries its path, e.g. `s547/b -cross_refs-> s547/c`.
 
-Walk cost: a `contains` step down the hierarchy costs 0.5, any other step 1; the score of a node
-is 1 / (1 + cost of its cheapest path).
+Walk cost: a `contains` step down the hierarchy, or a step from a term to the clause defining
+it, costs 0.5, any other step 1; the score of a node is 1 / (1 + cost of its cheapest path).
 """
 
 from __future__ import annotations
 
 import heapq
+import re
 from dataclasses import dataclass
 
 import networkx as nx
@@ -57,7 +58,18 @@ WALK_BY_QUERY_TYPE: dict[str, WalkSpec] = {
     "threshold_check": THRESHOLD_WALK,
     "jurisdiction_comparison": COMPARISON_WALK,
 }
-STEP_COST = {"contains": 0.5}
+STEP_COST = {("contains", OUT): 0.5, ("defines", IN): 0.5}
+SEED_ORDER_COST = 1e-3
+
+
+def _words(text: str) -> frozenset[str]:
+    return frozenset(w.rstrip("s") for w in re.findall(r"[a-z]+", text.lower()))
+
+
+def focus_words(query: PlaneQuery) -> frozenset[str]:
+    """Words of the question, of its fact names (`creditor_is_insider`) and of its terms."""
+    texts = [query.text, *query.terms, *(name.replace("_", " ") for name in query.facts)]
+    return frozenset().union(*(_words(t) for t in texts))
 
 
 def short_id(node_id: str) -> str:
@@ -102,8 +114,13 @@ class GraphPlane:
     def retrieve(self, query: PlaneQuery, k: int) -> list[PlaneHit]:
         spec = WALK_BY_QUERY_TYPE.get(query.query_type, CITATION_WALK)
         seeds = self.seeds(query)
+        focus = focus_words(query)
         best: dict[str, tuple[float, str]] = {}
-        heap = [(0.0, vid, short_id(self.catalog.versions[vid].node_id)) for vid in seeds]
+        # Seeds in the order given (cited provisions, then the rules' clauses) by a tiny cost.
+        heap = [
+            (i * SEED_ORDER_COST, vid, short_id(self.catalog.versions[vid].node_id))
+            for i, vid in enumerate(seeds)
+        ]
         heapq.heapify(heap)
         while heap and len(best) < k:
             cost, vid, path = heapq.heappop(heap)
@@ -113,7 +130,9 @@ class GraphPlane:
             for edge_type, direction, neighbour in self._neighbours(vid):
                 if (edge_type, direction) not in spec.steps:
                     continue
-                step = STEP_COST.get(edge_type, 1.0)
+                if edge_type == "uses" and not self._in_focus(neighbour, focus):
+                    continue
+                step = STEP_COST.get((edge_type, direction), 1.0)
                 target = self._valid_version(neighbour, query)
                 if target is None or target in best or cost + step > spec.max_cost:
                     continue
@@ -122,6 +141,13 @@ class GraphPlane:
                 heapq.heappush(heap, (cost + step, target, path + arrow + label))
         hits = [PlaneHit(vid, 1.0 / (1.0 + cost), path) for vid, (cost, path) in best.items()]
         return sorted(hits, key=lambda h: (-h.score, h.version_id))[:k]
+
+    def _in_focus(self, term_vid: str, focus: frozenset[str]) -> bool:
+        """A `uses` step is taken only to a term the question speaks of (in its words, its
+        facts or its quoted terms), so a walk does not fan out to every term a clause uses."""
+        version = self.catalog.versions.get(term_vid)
+        term = (version.heading or "") if version else ""
+        return bool(term) and _words(term) <= focus
 
     def _neighbours(self, vid: str):
         for _, dst, edge_type in self.graph.out_edges(vid, keys=True):

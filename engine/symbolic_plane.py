@@ -20,8 +20,10 @@ from structfirst.rules.parameters import NoValue
 from structfirst.rules.selection import select_rules
 
 DATE_FACTS = frozenset({"filing_date", "transfer_date"})
-PRIMARY_SCORE, PRIMARY_FALSE_SCORE, CITED_SCORE = 1.0, 0.95, 0.7
-GROUND_SCORE, PREMISE_SCORE, UNDETERMINED_SCORE = 0.8, 0.5, 0.3
+DECIDED = frozenset({"true", "false", "value"})
+ROLE_SCORE = {"root": 1.0, "ground": 0.95, "link": 0.9, "decided": 0.75, "undetermined": 0.3}
+ROLE_ORDER = {"root": 0, "ground": 1, "link": 2, "decided": 3, "undetermined": 4}
+CITED_SCORE, GROUND_SCORE, PREMISE_SCORE = 0.6, 0.5, 0.4
 
 
 def _within(a: str, b: str) -> bool:
@@ -46,8 +48,9 @@ class SymbolicPlane:
         else:
             verdicts = self._parameter_lookups(query)
         hits: dict[str, PlaneHit] = {}
+        roles = answer_roles(verdicts)
         for order, verdict in enumerate(verdicts):
-            for node_id, base, support in self._supported(verdict):
+            for node_id, base, support in self._supported(verdict, roles[verdict["rule"]]):
                 score = base - 0.001 * order  # earlier (more central) rules first on ties
                 version = self.catalog.version_at(node_id, query.as_of)
                 if version is None or version.version_id not in query.allowed:
@@ -56,6 +59,8 @@ class SymbolicPlane:
                 hit.score = max(hit.score, score)
                 hit.rule_support.append(support)
         ranked = sorted(hits.values(), key=lambda h: (-h.score, h.version_id))
+        # the verdicts in answer order, so the bundle reads root first
+        verdicts.sort(key=lambda v: ROLE_ORDER[roles[v["rule"]]])
         return ranked[:k], verdicts
 
     def _parameter_lookups(self, query: PlaneQuery) -> list[dict[str, Any]]:
@@ -81,27 +86,24 @@ class SymbolicPlane:
         return out
 
     @staticmethod
-    def _supported(verdict: dict[str, Any]) -> Iterable[tuple[str, float, dict[str, Any]]]:
+    def _supported(
+        verdict: dict[str, Any], role: str
+    ) -> Iterable[tuple[str, float, dict[str, Any]]]:
         """(clause id, score, support) for the clauses a verdict rests on.
 
-        A decided rule's primary citation scores highest (a satisfied rule above a failed one),
-        then its other citations and the premises that grounded it; an undetermined rule's
-        clauses score lowest.
+        `role` places the rule in the answer (see `answer_roles`). The primary citation of a
+        root scores highest, then those of the grounds, of the links between them and of other
+        decided rules; other citations and the premises' clauses come after every one of them.
         """
         label = {"rule": verdict["rule"], "verdict": verdict["verdict"]}
-        decided = verdict["verdict"] in ("true", "false", "value")
+        primary = ROLE_SCORE[role]
         for i, cite in enumerate(verdict.get("citations", [])):
-            if not decided:
-                score = UNDETERMINED_SCORE
-            elif i == 0:
-                score = PRIMARY_SCORE if verdict["verdict"] != "false" else PRIMARY_FALSE_SCORE
-            else:
-                score = CITED_SCORE
+            score = primary if i == 0 else min(primary, CITED_SCORE)
             yield cite, score, {**label, "role": "formalized clause"}
         grounds = set(verdict.get("grounds", []))
         for premise in verdict.get("premises", []):
             ref = f"{premise['clause']}.{premise['premise']}"
-            score = GROUND_SCORE if ref in grounds and decided else PREMISE_SCORE
+            score = GROUND_SCORE if ref in grounds and role != "undetermined" else PREMISE_SCORE
             support = {
                 **label,
                 "role": "premise",
@@ -111,10 +113,40 @@ class SymbolicPlane:
             yield premise["citation"], score, support
 
 
+def answer_roles(verdicts: list[dict[str, Any]]) -> dict[str, str]:
+    """Each verdict's place in the answer: "root" (no other selected rule uses it), "ground"
+    (a rule with no rule premises on the path of grounds that decided a root), "link" (a rule
+    on that path between them), "decided" (any other decided rule) or "undetermined"."""
+    used = {p["rule"]["id"] for v in verdicts for p in v.get("premises", []) if p.get("rule")}
+    by_id = {v["rule"]: v for v in verdicts}
+    roles = {
+        v["rule"]: "undetermined" if v["verdict"] not in DECIDED else "decided" for v in verdicts
+    }
+    frontier = [v for v in verdicts if v["rule"] not in used]
+    for v in frontier:
+        roles[v["rule"]] = "root" if v["verdict"] in DECIDED else "undetermined"
+    while frontier:
+        v = frontier.pop()
+        grounds = set(v.get("grounds", []))
+        for p in v.get("premises", []):
+            sub = by_id.get((p.get("rule") or {}).get("id", ""))
+            if (
+                sub
+                and f"{p['clause']}.{p['premise']}" in grounds
+                and roles[sub["rule"]] == "decided"
+            ):
+                has_rule_premise = any(q.get("rule") for q in sub.get("premises", []))
+                roles[sub["rule"]] = "link" if has_rule_premise else "ground"
+                frontier.append(sub)
+    return roles
+
+
 def rule_seeds(verdicts: list[dict[str, Any]]) -> tuple[str, ...]:
-    """The primary clauses of the decided rules: seeds for the graph plane's walk."""
+    """The primary clauses of the roots, grounds and links, in that order: graph-walk seeds."""
+    roles = answer_roles(verdicts)
+    ordered = sorted(verdicts, key=lambda v: ROLE_ORDER[roles[v["rule"]]])
     return tuple(
         v["citations"][0]
-        for v in verdicts
-        if v.get("citations") and v["verdict"] in ("true", "false", "value")
+        for v in ordered
+        if v.get("citations") and roles[v["rule"]] in ("root", "ground", "link")
     )

@@ -20,16 +20,20 @@ class FusedCandidate:
 
 
 def reciprocal_rank_fusion(
-    ranked: Mapping[str, Sequence[PlaneHit]], k: int = 60
+    ranked: Mapping[str, Sequence[PlaneHit]],
+    k: int = 60,
+    weights: Mapping[str, float] | None = None,
 ) -> list[FusedCandidate]:
-    """RRF(d) = sum over planes of 1 / (k + rank_plane(d)); ties broken by version id."""
+    """Weighted RRF: sum over planes of w_plane / (k + rank_plane(d)), w defaulting to 1;
+    ties broken by version id."""
+    weights = weights or {}
     fused: dict[str, FusedCandidate] = {}
     for plane, hits in ranked.items():
         for rank, hit in enumerate(hits, start=1):
             cand = fused.setdefault(hit.version_id, FusedCandidate(hit.version_id))
             if plane in cand.plane_ranks:  # a plane listing a doc twice counts its best rank
                 continue
-            cand.score += 1.0 / (k + rank)
+            cand.score += weights.get(plane, 1.0) / (k + rank)
             cand.plane_scores[plane] = hit.score
             cand.plane_ranks[plane] = rank
             if hit.path:

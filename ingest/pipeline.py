@@ -26,7 +26,7 @@ import re
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import Any
 
@@ -298,10 +298,52 @@ def _versioned_fact(fact: Fact, node: Node) -> Fact:
     )
 
 
-def indexable_docs(corpus: VersionedCorpus) -> list[IndexableDoc]:
+def _overlaps(a: Node, b: Node) -> bool:
+    a_from, b_from = a.effective_from or date.min, b.effective_from or date.min
+    a_to, b_to = a.effective_to or date.max, b.effective_to or date.max
+    return a_from < b_to and b_from < a_to
+
+
+def _subtree_texts(corpus: VersionedCorpus, budget: int) -> dict[str, str]:
+    """For each Clause version with subdivisions: the text of its descendants in force during
+    that version (the latest such version of each), breadth first, cut at `budget` words."""
+    children: dict[str, list[Node]] = {}
+    for node in corpus.nodes:
+        if node.parent is not None and node.type == NodeType.CLAUSE and node.text:
+            children.setdefault(node.parent, []).append(node)
+
+    def kids_of(parent: Node) -> list[Node]:
+        latest: dict[str, Node] = {}
+        for kid in children.get(parent.id, ()):
+            known = latest.get(kid.id)
+            later = known is None or (kid.effective_from or date.min) > (
+                known.effective_from or date.min
+            )
+            if _overlaps(kid, parent) and later:
+                latest[kid.id] = kid
+        return list(latest.values())
+
+    out = {}
+    for node in corpus.nodes:
+        if node.type != NodeType.CLAUSE or node.id not in children:
+            continue
+        words: list[str] = []
+        queue = kids_of(node)
+        while queue and len(words) < budget:
+            kid = queue.pop(0)
+            words += kid.text.split()
+            queue += kids_of(kid)
+        out[node.version_id] = " ".join(words[:budget])
+    return out
+
+
+def indexable_docs(corpus: VersionedCorpus, subtree_budget: int = 250) -> list[IndexableDoc]:
     """One IndexableDoc per version of a Section, Clause, DefinedTerm or Note: citation, the
-    section heading, the chapeaus of its ancestors (outermost first) and its own text."""
+    section heading, the chapeaus of its ancestors (outermost first), its own text and, for a
+    clause with subdivisions, up to `subtree_budget` words of its subdivisions' text (so a rule's
+    chapeau is found by the words of its elements, as its elements are by the chapeau's)."""
     by_vid = corpus.by_version_id()
+    subtree = _subtree_texts(corpus, subtree_budget)
     docs = []
     for node in corpus.nodes:
         if node.type not in INDEXED_TYPES:
@@ -321,7 +363,13 @@ def indexable_docs(corpus: VersionedCorpus) -> list[IndexableDoc]:
                 break
             cur = corpus.parent_version.get(cur)
             hops += 1
-        parts = [node.citation, section_heading, *reversed(chapeaus), node.text]
+        parts = [
+            node.citation,
+            section_heading,
+            *reversed(chapeaus),
+            node.text,
+            subtree.get(node.version_id),
+        ]
         seen: set[str] = set()
         kept = []
         for part in parts:
