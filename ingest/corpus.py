@@ -19,3 +19,11 @@ def corpus_root() -> Path:
 def title11_editions() -> list[Path]:
     """The Title 11 annual-edition files, oldest first."""
     return sorted((corpus_root() / "us-code" / "title-11").glob("*/usc11.htm"))
+
+
+def default_source_id(path: Path) -> str:
+    """`path` relative to the corpus root when it lies under it, else as given."""
+    try:
+        return path.resolve().relative_to(corpus_root().resolve()).as_posix()
+    except (ValueError, FileNotFoundError):
+        return path.as_posix()

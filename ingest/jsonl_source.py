@@ -29,7 +29,7 @@ from datetime import date
 from pathlib import Path
 from typing import Any
 
-from structfirst.ingest.corpus import corpus_root
+from structfirst.ingest.corpus import default_source_id
 from structfirst.ingest.model import (
     Authority,
     Edge,
@@ -59,13 +59,6 @@ OPTIONAL = (
     "attrs",
 )
 _ISO = re.compile(r"^\d{4}-\d{2}-\d{2}$")
-
-
-def _default_source_id(path: Path) -> str:
-    try:
-        return path.resolve().relative_to(corpus_root().resolve()).as_posix()
-    except (ValueError, FileNotFoundError):
-        return path.as_posix()
 
 
 def _slug(term: str) -> str:
@@ -101,7 +94,7 @@ def _lines(text: str) -> list[tuple[int, int, int]]:
 def parse_jsonl(path: Path, source_id: str | None = None) -> ParsedDocument:
     """Parse a JSON Lines source; see the module docstring and ``jsonl_format.md``."""
     path = Path(path)
-    src = source_id or _default_source_id(path)
+    src = source_id or default_source_id(path)
     raw = path.read_bytes()
     try:
         text = raw.decode("utf-8")

@@ -40,7 +40,7 @@ from datetime import date
 from pathlib import Path
 
 import pymupdf
-from structfirst.ingest.corpus import corpus_root
+from structfirst.ingest.corpus import default_source_id
 from structfirst.ingest.model import (
     Authority,
     Edge,
@@ -65,13 +65,6 @@ _HEADING = re.compile(
 )
 _HEAD_WORDS_OK = re.compile(r"^\s*(?:$|[A-Z\[—–-])")
 _MOSTLY_IMAGE_CHARS = 20
-
-
-def _default_source_id(path: Path) -> str:
-    try:
-        return path.resolve().relative_to(corpus_root().resolve()).as_posix()
-    except (ValueError, FileNotFoundError):
-        return path.as_posix()
 
 
 def _norm(text: str) -> str:
@@ -115,7 +108,7 @@ def parse_pdf(
 ) -> ParsedDocument:
     """Parse a PDF's text layer into a Document and its sections; see the module docstring."""
     path = Path(path)
-    src = source_id or _default_source_id(path)
+    src = source_id or default_source_id(path)
     try:
         authority = Authority(authority)
     except ValueError:

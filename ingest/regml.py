@@ -65,7 +65,7 @@ from datetime import date
 from pathlib import Path
 
 from lxml import etree
-from structfirst.ingest.corpus import corpus_root
+from structfirst.ingest.corpus import default_source_id
 from structfirst.ingest.model import (
     Authority,
     Edge,
@@ -1029,14 +1029,6 @@ class _Parser:
             if target:
                 attrs = {"label": pre} if exact else {"label": pre, "exact": False}
                 self.add_edge(nid, target, EdgeType.INTERPRETS, self.prov(el), **attrs)
-
-
-def default_source_id(path: Path) -> str:
-    """`path` relative to the corpus root when it lies under it, else as given."""
-    try:
-        return path.resolve().relative_to(corpus_root().resolve()).as_posix()
-    except (ValueError, FileNotFoundError):
-        return path.as_posix()
 
 
 def parse_regml(path: Path, source_id: str | None = None) -> ParsedDocument:

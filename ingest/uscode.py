@@ -43,7 +43,7 @@ from datetime import date, timedelta
 from pathlib import Path
 
 from structfirst.ingest import crossrefs, defined_terms
-from structfirst.ingest.corpus import corpus_root
+from structfirst.ingest.corpus import default_source_id
 from structfirst.ingest.model import (
     Authority,
     Edge,
@@ -1103,13 +1103,6 @@ def effective_date_facts(note: Node, section_id: str) -> list[Fact]:
 
 
 # ----------------------------------------------------------------------------- entry point
-
-
-def default_source_id(path: Path) -> str:
-    try:
-        return path.resolve().relative_to(corpus_root().resolve()).as_posix()
-    except (ValueError, FileNotFoundError):
-        return path.as_posix()
 
 
 def parse_uscode(path: Path, source_id: str | None = None) -> ParsedDocument:
