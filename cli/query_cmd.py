@@ -107,6 +107,9 @@ def register(app: typer.Typer) -> None:
         engine = _open(index)
         try:
             day = date.fromisoformat(as_of) if as_of else None
+        except ValueError as exc:
+            _fail(f"--as-of {as_of!r} is not an ISO date (YYYY-MM-DD): {exc}")
+        try:
             bundle = engine.ask(question, as_of=day, jurisdiction=jurisdiction, config=config)
         except ValueError as exc:
             _fail(str(exc))

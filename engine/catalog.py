@@ -16,6 +16,8 @@ import duckdb
 import numpy as np
 
 _OPEN_END = date.max.toordinal()
+# graph scaffolding, not text: never a candidate, so never in an allowed set
+SCAFFOLDING_TYPES = frozenset({"Date", "Jurisdiction", "Authority"})
 _COLUMNS = (
     "version_id, node_id, type, citation, heading, text, hierarchy_path, jurisdiction, authority, "
     "effective_from, effective_to, source_id, span_start, span_end"
@@ -65,6 +67,7 @@ class Catalog:
         )
         self._jurisdiction = np.array([v.jurisdiction for v in vals], dtype=object)
         self._authority = np.array([v.authority for v in vals], dtype=object)
+        self._text = np.array([v.type not in SCAFFOLDING_TYPES for v in vals], dtype=bool)
         self.jurisdictions: frozenset[str] = frozenset(self._jurisdiction.tolist())
         self.by_node: dict[str, list[ArtifactVersion]] = {}
         for v in vals:
@@ -81,9 +84,10 @@ class Catalog:
     def allowed(
         self, as_of: date, jurisdiction: str | None, authorities: frozenset[str] | None = None
     ) -> frozenset[str]:
-        """Version ids valid at `as_of` within `jurisdiction` (prefix) and `authorities`."""
+        """Version ids of text valid at `as_of` within `jurisdiction` (prefix) and
+        `authorities`; the graph's Date, Jurisdiction and Authority nodes are never allowed."""
         day = as_of.toordinal()
-        mask = (self._from <= day) & (day < self._to)
+        mask = self._text & (self._from <= day) & (day < self._to)
         if jurisdiction is not None:
             admitted = [j for j in self.jurisdictions if jurisdiction_admits(jurisdiction, j)]
             mask &= np.isin(self._jurisdiction, admitted)

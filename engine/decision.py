@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from structfirst.engine.catalog import Catalog
+from structfirst.engine.catalog import Catalog, jurisdiction_admits
 from structfirst.engine.evidence import Decision, EvidenceCandidate
 from structfirst.engine.plane import PlaneQuery
 from structfirst.engine.query_citations import STATES
@@ -44,6 +44,13 @@ def decide(
     for seed in query.seeds:
         if seed not in catalog.by_node:
             return Decision(False, f"the cited provision {seed} does not exist in the corpus")
+        seed_jurisdiction = catalog.by_node[seed][0].jurisdiction
+        if not jurisdiction_admits(jurisdiction, seed_jurisdiction):
+            return Decision(
+                False,
+                f"the cited provision {seed} is {jurisdiction_name(seed_jurisdiction)} law, "
+                f"outside the {jurisdiction_name(jurisdiction)} jurisdiction asked for",
+            )
         if catalog.version_at(seed, query.as_of) is None:
             return Decision(
                 False,

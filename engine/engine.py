@@ -126,7 +126,7 @@ class Engine:
         definitions = [
             self._candidate(i, c, rerank_scores)
             for i, c in enumerate(fused, 1)
-            if i > k and any(p.rsplit(" ", 2)[-2] == "<-defines-" for p in c.paths)
+            if i > k and any(p.rsplit(" ", 2)[-2:-1] == ["<-defines-"] for p in c.paths)
         ][:DEFINITION_DEPTH]
         decision = decide(parsed, query, self.catalog, candidates, verdicts)
         timings["total"] = _ms(started)

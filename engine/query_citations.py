@@ -294,6 +294,20 @@ def cfr_part_id(title: int | str, part: int | str) -> str:
     return f"/us/cfr/t{title}/p{part}"
 
 
+def _usc_cite(
+    text: str, span: Span, title: int, sec: str, subs: list[str], source: str
+) -> Citation:
+    return Citation(
+        usc_id(title, sec, subs),
+        text,
+        span,
+        "usc_section",
+        FEDERAL,
+        usc_canonical(title, sec, subs),
+        source,
+    )
+
+
 def _cfr_cite(
     text: str, span: Span, title: int, part: int, secn: str | None, subs: list[str], source: str
 ) -> Citation:
@@ -356,58 +370,25 @@ def find_citations(
 
     usc_titles: set[int] = set()
     cfr_titles: set[int] = set()
-    for m in USC_RE.finditer(question):
-        title = int(m["title"])
-        usc_titles.add(title)
+
+    def add_usc(m: re.Match[str], title: int) -> None:
         subs = _subs_of(m["subs"])
         span = (m.start(), m.end("subs") if m["subs"] else m.end("sec"))
-        add(
-            Citation(
-                usc_id(title, m["sec"], subs),
-                question[span[0] : span[1]],
-                span,
-                "usc_section",
-                FEDERAL,
-                usc_canonical(title, m["sec"], subs),
-                "explicit",
-            )
-        )
+        add(_usc_cite(question[span[0] : span[1]], span, title, m["sec"], subs, "explicit"))
+
+    for m in USC_RE.finditer(question):
+        usc_titles.add(int(m["title"]))
+        add_usc(m, int(m["title"]))
     for m in TITLE_SEC_RE.finditer(question):
         if _overlaps(m.span(), taken):
             continue
-        title = int(m["title"])
-        usc_titles.add(title)
-        subs = _subs_of(m["subs"])
-        span = (m.start(), m.end("subs") if m["subs"] else m.end("sec"))
-        add(
-            Citation(
-                usc_id(title, m["sec"], subs),
-                question[span[0] : span[1]],
-                span,
-                "usc_section",
-                FEDERAL,
-                usc_canonical(title, m["sec"], subs),
-                "explicit",
-            )
-        )
+        usc_titles.add(int(m["title"]))
+        add_usc(m, int(m["title"]))
     for m in TITLE_WORD_RE.finditer(question):
         usc_titles.add(int(m["title"]))
     for m in BANKR_CODE_SEC_RE.finditer(question):
-        if _overlaps(m.span(), taken):
-            continue
-        subs = _subs_of(m["subs"])
-        span = (m.start(), m.end("subs") if m["subs"] else m.end("sec"))
-        add(
-            Citation(
-                usc_id(11, m["sec"], subs),
-                question[span[0] : span[1]],
-                span,
-                "usc_section",
-                FEDERAL,
-                usc_canonical(11, m["sec"], subs),
-                "explicit",
-            )
-        )
+        if not _overlaps(m.span(), taken):
+            add_usc(m, 11)
     for m in CFR_RE.finditer(question):
         if _overlaps(m.span(), taken):
             continue
@@ -448,30 +429,10 @@ def find_citations(
         if trail is not None:
             if trail["title"]:
                 t = int(trail["title"])
-                add(
-                    Citation(
-                        usc_id(t, sec, subs),
-                        text,
-                        span,
-                        "usc_section",
-                        FEDERAL,
-                        usc_canonical(t, sec, subs),
-                        "explicit",
-                    )
-                )
+                add(_usc_cite(text, span, t, sec, subs, "explicit"))
                 return
             if trail["bankr"]:
-                add(
-                    Citation(
-                        usc_id(11, sec, subs),
-                        text,
-                        span,
-                        "usc_section",
-                        FEDERAL,
-                        usc_canonical(11, sec, subs),
-                        "explicit",
-                    )
-                )
+                add(_usc_cite(text, span, 11, sec, subs, "explicit"))
                 return
             if trail["state"]:
                 postal = STATES[" ".join(trail["state"].lower().split())]
@@ -503,31 +464,11 @@ def find_citations(
             )
             return
         if ctx.usc_title is not None:
-            add(
-                Citation(
-                    usc_id(ctx.usc_title, sec, subs),
-                    text,
-                    span,
-                    "usc_section",
-                    FEDERAL,
-                    usc_canonical(ctx.usc_title, sec, subs),
-                    "context",
-                )
-            )
+            add(_usc_cite(text, span, ctx.usc_title, sec, subs, "context"))
         elif ctx.state and not ctx.bankruptcy:
             add(_state_cite(text, span, ctx.state, sec, subs, False, "context"))
         elif ctx.bankruptcy:
-            add(
-                Citation(
-                    usc_id(11, sec, subs),
-                    text,
-                    span,
-                    "usc_section",
-                    FEDERAL,
-                    usc_canonical(11, sec, subs),
-                    "bankruptcy_context",
-                )
-            )
+            add(_usc_cite(text, span, 11, sec, subs, "bankruptcy_context"))
         elif ctx.cfr:
             unresolved.append(
                 UnresolvedCitation(
@@ -535,17 +476,7 @@ def find_citations(
                 )
             )
         else:
-            add(
-                Citation(
-                    usc_id(11, sec, subs),
-                    text,
-                    span,
-                    "usc_section",
-                    FEDERAL,
-                    usc_canonical(11, sec, subs),
-                    "default",
-                )
-            )
+            add(_usc_cite(text, span, 11, sec, subs, "default"))
 
     for m in CHAIN_RE.finditer(question):
         if _overlaps(m.span(), taken):
@@ -583,17 +514,7 @@ def find_citations(
         part = REGULATIONS.get(m["letter"])
         if part is None or _overlaps(m.span(), taken):
             continue
-        add(
-            Citation(
-                cfr_part_id(12, part),
-                m.group(0),
-                m.span(),
-                "cfr_part",
-                CFPB,
-                f"12 CFR part {part}",
-                "explicit",
-            )
-        )
+        add(_cfr_cite(m.group(0), m.span(), 12, part, None, [], "explicit"))
     for m in PART_RE.finditer(question):
         if _overlaps(m.span(), taken) or not ctx.cfr:
             continue
