@@ -436,7 +436,7 @@ _AMOUNT_BEFORE: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
 DURATION_RE = re.compile(
     rf"\b(?P<n>{NUM})[\s-]+(?P<unit>days?|weeks?|months?|years?)\s+"
     r"(?:(?P<rel>before|prior\s+to|preceding|ahead\s+of)\s+(?P<anchor>"
-    r"(?:the\s+|its\s+|his\s+|her\s+|their\s+|the\s+debtor" + _APOS + r"?s\s+)?"
+    r"(?:the\s+|an?\s+|its\s+|his\s+|her\s+|their\s+|the\s+debtor" + _APOS + r"?s\s+)?"
     r"(?:(?P<relief>(?:entry\s+of\s+the\s+)?order\s+for\s+relief)|"
     r"(?:(?:bankruptcy|chapter\s+\d+)\s+)?(?:filing(?:\s+date)?|petition(?:\s+date)?|"
     r"bankruptcy(?:\s+(?:filing|petition|case))?|case\s+(?:was\s+)?filed|"

@@ -715,3 +715,13 @@ def test_fast():
             samples.append(time.perf_counter() - t)
     # typically well under 1 ms; the bound is loose so a loaded CI machine does not flake
     assert statistics.median(samples) < 0.005
+
+
+def test_days_before_a_case_filed_on_a_date():
+    q = (
+        "A non-consumer debtor paid a $6,000 invoice to an outside vendor 100 days before "
+        "a case filed on March 1, 2012. Can the trustee avoid this transfer?"
+    )
+    facts = parse_query(q).fact_values()
+    assert facts["days_before_filing"] == 100
+    assert facts["filing_date"] == date(2012, 3, 1)
