@@ -59,6 +59,7 @@ from structfirst.eval.query_set import (
     jurisdiction_within,
     load_queries,
     load_run,
+    read_jsonl,
 )
 
 IR_MEASURES = ("nDCG@10", "R@10", "R@50", "R@100", "P@5")
@@ -95,35 +96,26 @@ class VersionInfo:
 def load_outputs(path: str | Path) -> dict[str, Output]:
     """JSONL of {"qid", "abstain": bool, "confidence": 0..1 or null, "verdicts": {...}}."""
     path = Path(path)
-    if not path.is_file():
-        raise QuerySetError(path, None, "no such outputs file")
     out: dict[str, Output] = {}
-    with path.open(encoding="utf-8") as fh:
-        for lineno, raw in enumerate(fh, 1):
-            if not raw.strip():
-                continue
-            try:
-                rec = json.loads(raw)
-            except json.JSONDecodeError as exc:
-                raise QuerySetError(path, lineno, f"not valid JSON ({exc.msg})") from None
-            qid = rec.get("qid") if isinstance(rec, dict) else None
-            if not isinstance(qid, str):
-                raise QuerySetError(path, lineno, "an output needs a string qid")
-            if qid in out:
-                raise QuerySetError(path, lineno, f"duplicate qid {qid!r}")
-            abstain = rec.get("abstain", False)
-            if not isinstance(abstain, bool):
-                raise QuerySetError(path, lineno, f"{qid}: abstain must be true or false")
-            conf = rec.get("confidence")
-            if conf is not None and (isinstance(conf, bool) or not isinstance(conf, (int, float))
-                                     or not 0.0 <= conf <= 1.0):
-                raise QuerySetError(path, lineno, f"{qid}: confidence must be in [0, 1]: {conf!r}")
-            verdicts = rec.get("verdicts") or {}
-            if not isinstance(verdicts, dict) or any(v not in VERDICTS for v in verdicts.values()):
-                raise QuerySetError(
-                    path, lineno, f"{qid}: verdicts must map rules to true/false/\"undetermined\""
-                )
-            out[qid] = Output(abstain, None if conf is None else float(conf), verdicts)
+    for lineno, rec in read_jsonl(path, "outputs"):
+        qid = rec.get("qid") if isinstance(rec, dict) else None
+        if not isinstance(qid, str):
+            raise QuerySetError(path, lineno, "an output needs a string qid")
+        if qid in out:
+            raise QuerySetError(path, lineno, f"duplicate qid {qid!r}")
+        abstain = rec.get("abstain", False)
+        if not isinstance(abstain, bool):
+            raise QuerySetError(path, lineno, f"{qid}: abstain must be true or false")
+        conf = rec.get("confidence")
+        if conf is not None and (isinstance(conf, bool) or not isinstance(conf, (int, float))
+                                 or not 0.0 <= conf <= 1.0):
+            raise QuerySetError(path, lineno, f"{qid}: confidence must be in [0, 1]: {conf!r}")
+        verdicts = rec.get("verdicts") or {}
+        if not isinstance(verdicts, dict) or any(v not in VERDICTS for v in verdicts.values()):
+            raise QuerySetError(
+                path, lineno, f"{qid}: verdicts must map rules to true/false/\"undetermined\""
+            )
+        out[qid] = Output(abstain, None if conf is None else float(conf), verdicts)
     if not out:
         raise QuerySetError(path, None, "empty outputs file")
     return out

@@ -27,20 +27,14 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
 from typing import Any
 
-QUERY_TYPES = (
-    "lookup",
-    "definition",
-    "exception_application",
-    "threshold_check",
-    "multi_clause_synthesis",
-    "jurisdiction_comparison",
-)
+from structfirst.engine.query_parser import QUERY_TYPES  # the parser's types label queries too
+
 ABSTAIN_REASONS = ("other_jurisdiction", "before_any_version", "no_such_provision")
 GRADES = (0, 1, 2)
 ORIGINS = ("handwritten", "templated")
@@ -283,6 +277,22 @@ def parse_query(rec: Any, src: str | Path = "<query>", line: int = 1) -> Query:
     )
 
 
+def read_jsonl(path: Path, what: str) -> Iterator[tuple[int, Any]]:
+    """(line number, decoded JSON) of each non-blank line of the `what` file `path`;
+    QuerySetError when the file is missing or a line is not JSON."""
+    if not path.is_file():
+        raise QuerySetError(path, None, f"no such {what} file")
+    with path.open(encoding="utf-8") as fh:
+        for lineno, raw in enumerate(fh, 1):
+            if not raw.strip():
+                continue
+            try:
+                rec = json.loads(raw)
+            except json.JSONDecodeError as exc:
+                raise QuerySetError(path, lineno, f"not valid JSON ({exc.msg})") from None
+            yield lineno, rec
+
+
 def load_queries(paths: str | Path | Iterable[str | Path]) -> list[Query]:
     """Load and validate one or more JSONL query files (qids must be unique across them)."""
     if isinstance(paths, (str, Path)):
@@ -291,24 +301,15 @@ def load_queries(paths: str | Path | Iterable[str | Path]) -> list[Query]:
     first_seen: dict[str, tuple[str, int]] = {}
     for path in paths:
         path = Path(path)
-        if not path.is_file():
-            raise QuerySetError(path, None, "no such query file")
-        with path.open(encoding="utf-8") as fh:
-            for lineno, raw in enumerate(fh, 1):
-                if not raw.strip():
-                    continue
-                try:
-                    rec = json.loads(raw)
-                except json.JSONDecodeError as exc:
-                    raise QuerySetError(path, lineno, f"not valid JSON ({exc.msg})") from None
-                q = parse_query(rec, path, lineno)
-                if q.qid in first_seen:
-                    f0, l0 = first_seen[q.qid]
-                    raise QuerySetError(
-                        path, lineno, f"duplicate qid {q.qid!r} (first seen in {f0} line {l0})"
-                    )
-                first_seen[q.qid] = (str(path), lineno)
-                out.append(q)
+        for lineno, rec in read_jsonl(path, "query"):
+            q = parse_query(rec, path, lineno)
+            if q.qid in first_seen:
+                f0, l0 = first_seen[q.qid]
+                raise QuerySetError(
+                    path, lineno, f"duplicate qid {q.qid!r} (first seen in {f0} line {l0})"
+                )
+            first_seen[q.qid] = (str(path), lineno)
+            out.append(q)
     return out
 
 

@@ -331,16 +331,10 @@ class _Resolver:
         if level == "subsection":
             sec = idx.section_of(src.id)
             return idx.path(sec.id, toks) if sec else None
-        for a in idx.ancestors(src.id):
-            first = idx.child(a.id, toks[0], level)
-            if first is not None:
-                return idx.path(first, toks[1:]) if len(toks) > 1 else first
-            if a.type == NodeType.SECTION:
-                break
-        # "... of subsection (a) of this section other than paragraph (8)": the level named
-        # last in the same text
-        for recent in reversed(self.recent):
-            for a in idx.ancestors(recent):
+        # up from the citing node to its section; then, for "... of subsection (a) of this
+        # section other than paragraph (8)", up from the levels named last in the same text
+        for start in (src.id, *reversed(self.recent)):
+            for a in idx.ancestors(start):
                 first = idx.child(a.id, toks[0], level)
                 if first is not None:
                     return idx.path(first, toks[1:]) if len(toks) > 1 else first
@@ -425,23 +419,42 @@ class _Resolver:
             pos = nxt.end()
         return items, pos
 
+    def _qualified(
+        self, src: Node, text: str, start: int, pos: int
+    ) -> tuple[str, str | None, _Ref | None, int]:
+        """Read the qualifiers after a reference's items ("of this title", "of such Act"):
+        (the reference as written, its anchor, an unresolved _Ref when the qualifiers make it
+        unresolvable, where they end)."""
+        quals, end = self.qualifiers(text, pos)
+        written = text[start:end].strip()
+        anchor, reason, _in_title = self.anchor(src, quals)
+        failed = _Ref(written, [], False, reason) if reason else None
+        return written, anchor, failed, end
+
+    def _with_ranges(self, hits: list[tuple[str, bool]]) -> list[str]:
+        """The targets in order, each range ("sections 1121 through 1129") filled in between
+        its ends; `hits` are (target, range_from_previous)."""
+        targets: list[str] = []
+        prev: str | None = None
+        for target, is_range in hits:
+            if is_range and prev is not None:
+                targets += self.between(prev, target)
+            targets.append(target)
+            prev = target
+        return targets
+
     def section_ref(self, src: Node, text: str, start: int, pos: int) -> tuple[_Ref | None, int]:
         idx = self.idx
         items, pos = self._list(text, pos, _SEC_ITEM_RE, bare_ok=True)
         if not items:
             return None, pos
-        quals, qend = self.qualifiers(text, pos)
-        written = text[start:qend].strip()
-        anchor, reason, _in = self.anchor(src, quals)
-        if reason == OUTSIDE:
-            return _Ref(written, [], False, OUTSIDE), qend
-        if reason:
-            return _Ref(written, [], False, reason), qend
-        targets: list[str] = []
+        written, _anchor, failed, qend = self._qualified(src, text, start, pos)
+        if failed is not None:
+            return failed, qend
+        hits: list[tuple[str, bool]] = []
         missing: str | None = None
         prev_num: str | None = None
         prev_toks: list[str] = []
-        prev_target: str | None = None
         for m, is_range in items:
             if m.re is _SEC_ITEM_RE:
                 num = _section_key(m.group(1))
@@ -461,10 +474,8 @@ class _Resolver:
             if target is None:
                 missing = missing or "no such subdivision"
                 continue
-            if is_range and prev_target is not None:
-                targets += self.between(prev_target, target)
-            targets.append(target)
-            prev_target = target
+            hits.append((target, is_range))
+        targets = self._with_ranges(hits)
         if not targets:
             return _Ref(written, [], False, missing or "no such section"), qend
         ref = _Ref(written, targets, False)
@@ -496,22 +507,16 @@ class _Resolver:
         items, pos = self._list(text, pos, _ENUM_GROUP_RE, bare_ok=False)
         if not items:
             return None, pos
-        quals, qend = self.qualifiers(text, pos)
-        written = text[start:qend].strip()
-        anchor, reason, _in = self.anchor(src, quals)
-        if reason:
-            return _Ref(written, [], False, reason), qend
+        written, anchor, failed, qend = self._qualified(src, text, start, pos)
+        if failed is not None:
+            return failed, qend
         locs = resolve_loc_list([m.group(0) for m, _ in items])
-        targets: list[str] = []
-        prev: str | None = None
+        hits: list[tuple[str, bool]] = []
         for (_m, is_range), toks in zip(items, locs, strict=False):
             t = self.subdivision(src, kw, toks, anchor)
-            if t is None:
-                continue
-            if is_range and prev is not None:
-                targets += self.between(prev, t)
-            targets.append(t)
-            prev = t
+            if t is not None:
+                hits.append((t, is_range))
+        targets = self._with_ranges(hits)
         if not targets:
             return _Ref(written, [], anchor is None, "no such subdivision"), qend
         ref = _Ref(written, targets, anchor is None)
@@ -526,11 +531,9 @@ class _Resolver:
         items, pos = self._list(text, pos, _CH_ITEM_RE, bare_ok=False)
         if not items:
             return None, pos
-        quals, qend = self.qualifiers(text, pos)
-        written = text[start:qend].strip()
-        anchor, reason, _in = self.anchor(src, quals)
-        if reason:
-            return _Ref(written, [], False, reason), qend
+        written, anchor, failed, qend = self._qualified(src, text, start, pos)
+        if failed is not None:
+            return failed, qend
         targets: list[str] = []
         for m, _r in items:
             num = m.group(1)

@@ -34,11 +34,20 @@ from typing import Any
 
 import duckdb
 import pyarrow as pa
-from structfirst.ingest.model import Fact, Node, UnresolvedRef
+from structfirst.ingest.model import Fact, Node, Provenance, UnresolvedRef
 from structfirst.ingest.versioning import VersionedCorpus, prov_id_of
 
 STORE_FILE = "store.duckdb"
 
+# a Provenance, flattened (`_provenance_values`), in the artifacts, edges and facts tables
+_PROVENANCE_COLUMNS = [
+    ("source_id", "VARCHAR"),
+    ("span_start", "BIGINT"),
+    ("span_end", "BIGINT"),
+    ("parser_version", "VARCHAR"),
+    ("confidence", "DOUBLE"),
+    ("prov_id", "VARCHAR"),
+]
 SCHEMA: dict[str, list[tuple[str, str]]] = {
     "artifacts": [
         ("version_id", "VARCHAR PRIMARY KEY"),
@@ -53,12 +62,7 @@ SCHEMA: dict[str, list[tuple[str, str]]] = {
         ("authority", "VARCHAR"),
         ("effective_from", "DATE"),
         ("effective_to", "DATE"),
-        ("source_id", "VARCHAR"),
-        ("span_start", "BIGINT"),
-        ("span_end", "BIGINT"),
-        ("parser_version", "VARCHAR"),
-        ("confidence", "DOUBLE"),
-        ("prov_id", "VARCHAR"),
+        *_PROVENANCE_COLUMNS,
         ("family", "VARCHAR"),
         ("attrs", "JSON"),
     ],
@@ -66,12 +70,7 @@ SCHEMA: dict[str, list[tuple[str, str]]] = {
         ("src", "VARCHAR NOT NULL"),
         ("dst", "VARCHAR NOT NULL"),
         ("type", "VARCHAR NOT NULL"),
-        ("source_id", "VARCHAR"),
-        ("span_start", "BIGINT"),
-        ("span_end", "BIGINT"),
-        ("parser_version", "VARCHAR"),
-        ("confidence", "DOUBLE"),
-        ("prov_id", "VARCHAR"),
+        *_PROVENANCE_COLUMNS,
         ("attrs", "JSON"),
     ],
     "facts": [
@@ -86,12 +85,7 @@ SCHEMA: dict[str, list[tuple[str, str]]] = {
         ("effective_from", "DATE"),
         ("effective_to", "DATE"),
         ("series", "VARCHAR"),
-        ("source_id", "VARCHAR"),
-        ("span_start", "BIGINT"),
-        ("span_end", "BIGINT"),
-        ("parser_version", "VARCHAR"),
-        ("confidence", "DOUBLE"),
-        ("prov_id", "VARCHAR"),
+        *_PROVENANCE_COLUMNS,
         ("attrs", "JSON"),
     ],
     "unresolved_refs": [
@@ -178,8 +172,19 @@ def _json(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, sort_keys=True, default=str)
 
 
+def _provenance_values(prov: Provenance) -> tuple[Any, ...]:
+    """The values of `_PROVENANCE_COLUMNS`."""
+    return (
+        prov.source_id,
+        prov.span[0],
+        prov.span[1],
+        prov.parser_version,
+        prov.confidence,
+        prov_id_of(prov),
+    )
+
+
 def _artifact_row(node: Node, parent: str | None) -> tuple[Any, ...]:
-    prov = node.provenance
     attrs = dict(node.attrs)
     return (
         node.version_id,
@@ -194,19 +199,13 @@ def _artifact_row(node: Node, parent: str | None) -> tuple[Any, ...]:
         str(node.authority),
         node.effective_from,
         node.effective_to,
-        prov.source_id,
-        prov.span[0],
-        prov.span[1],
-        prov.parser_version,
-        prov.confidence,
-        prov_id_of(prov),
+        *_provenance_values(node.provenance),
         attrs.pop("family", None),
         _json(attrs),
     )
 
 
 def _fact_row(fact: Fact) -> tuple[Any, ...]:
-    prov = fact.provenance
     attrs = dict(fact.attrs)
     vid = attrs.pop("version_id", None)
     series = attrs.pop("series", None)
@@ -223,12 +222,7 @@ def _fact_row(fact: Fact) -> tuple[Any, ...]:
         fact.effective_from,
         fact.effective_to,
         None if series is None else str(series),
-        prov.source_id,
-        prov.span[0],
-        prov.span[1],
-        prov.parser_version,
-        prov.confidence,
-        prov_id_of(prov),
+        *_provenance_values(fact.provenance),
         _json(attrs),
     )
 
@@ -269,18 +263,7 @@ def write_store(
             con,
             "edges",
             (
-                (
-                    e.src,
-                    e.dst,
-                    str(e.type),
-                    e.provenance.source_id,
-                    e.provenance.span[0],
-                    e.provenance.span[1],
-                    e.provenance.parser_version,
-                    e.provenance.confidence,
-                    prov_id_of(e.provenance),
-                    _json(e.attrs),
-                )
+                (e.src, e.dst, str(e.type), *_provenance_values(e.provenance), _json(e.attrs))
                 for e in corpus.edges
             ),
         )
@@ -352,6 +335,17 @@ def valid_version_ids(
     return {row[0] for row in con.execute(sql, params).fetchall()}
 
 
+def _records(cur: duckdb.DuckDBPyConnection) -> list[dict[str, Any]]:
+    """The rows of an executed query as dicts, their JSON `attrs` decoded ({} when NULL)."""
+    names = [d[0] for d in cur.description]
+    out = []
+    for row in cur.fetchall():
+        rec = dict(zip(names, row, strict=True))
+        rec["attrs"] = json.loads(rec["attrs"]) if rec["attrs"] else {}
+        out.append(rec)
+    return out
+
+
 def get_artifacts(
     con: duckdb.DuckDBPyConnection, version_ids: Iterable[str]
 ) -> list[dict[str, Any]]:
@@ -360,12 +354,7 @@ def get_artifacts(
     if not ids:
         return []
     cur = con.execute("SELECT * FROM artifacts WHERE list_contains(?, version_id)", [ids])
-    names = [d[0] for d in cur.description]
-    rows = {}
-    for row in cur.fetchall():
-        rec = dict(zip(names, row, strict=True))
-        rec["attrs"] = json.loads(rec["attrs"]) if rec["attrs"] else {}
-        rows[rec["version_id"]] = rec
+    rows = {rec["version_id"]: rec for rec in _records(cur)}
     return [rows[i] for i in ids if i in rows]
 
 
@@ -377,13 +366,7 @@ def threshold_series(con: duckdb.DuckDBPyConnection, node_id: str) -> list[dict[
         "WHERE kind = 'threshold' AND node_id = ? ORDER BY series, effective_from",
         [node_id],
     )
-    names = [d[0] for d in cur.description]
-    out = []
-    for row in cur.fetchall():
-        rec = dict(zip(names, row, strict=True))
-        rec["attrs"] = json.loads(rec["attrs"]) if rec["attrs"] else {}
-        out.append(rec)
-    return out
+    return _records(cur)
 
 
 def hierarchy_path(con: duckdb.DuckDBPyConnection, version_id: str) -> list[dict[str, Any]]:

@@ -425,6 +425,34 @@ class _Parser:
             self.add_edge(node.parent, node.id, EdgeType.CONTAINS, node.provenance)
         return node
 
+    def add_section(
+        self,
+        el: etree._Element,
+        nid: str,
+        parent_id: str,
+        text: str,
+        heading: str,
+        citation: str,
+        path: str,
+        authority: Authority = Authority.REGULATION,
+    ) -> Node:
+        """Add a section-level node (subpart, section, appendix, interpretations) for `el`;
+        an empty heading becomes None."""
+        attrs = {"label": el.get("label") or "", "hierarchy_path": path}
+        node = Node(
+            nid,
+            NodeType.SECTION,
+            text,
+            self.prov(el),
+            JURISDICTION,
+            authority,
+            parent_id,
+            heading or None,
+            citation,
+            attrs=attrs,
+        )
+        return self.add_node(node, el)
+
     def reg_id(self, label: str) -> str | None:
         """Canonical id of a regulation-text label (no -Interp), or None."""
         toks = label.split("-")
@@ -561,20 +589,14 @@ class _Parser:
                     self.walk_container(ch, parent, frames)
                 return
             letter = el.get("subpartLetter") or label.rsplit("-", 1)[-1]
-            node = self.add_node(
-                Node(
-                    self.reg_id(label) or f"{self.part_id}/subpart-{_clean(letter)}",
-                    NodeType.SECTION,
-                    title,
-                    self.prov(el),
-                    JURISDICTION,
-                    Authority.REGULATION,
-                    parent.id,
-                    title,
-                    f"{self.base_cite}, subpart {letter}",
-                    attrs={"label": label, "hierarchy_path": f"{path} > Subpart {letter}"},
-                ),
+            node = self.add_section(
                 el,
+                self.reg_id(label) or f"{self.part_id}/subpart-{_clean(letter)}",
+                parent.id,
+                title,
+                title,
+                f"{self.base_cite}, subpart {letter}",
+                f"{path} > Subpart {letter}",
             )
             sub_frames = [*frames, _Frame(node.id, "subpart", title)]
             for ch in el.find(NS + "content") if el.find(NS + "content") is not None else []:
@@ -583,39 +605,27 @@ class _Parser:
             subject = _WS.sub(" ", el.findtext(NS + "subject") or "").strip()
             sec = el.get("sectionNum") or label.split("-")[1]
             head = re.sub(r"^§+\s*[\d.]+\s*", "", subject)
-            node = self.add_node(
-                Node(
-                    self.reg_id(label) or f"/us/cfr/t{self.title}/s{self.part}.{sec}",
-                    NodeType.SECTION,
-                    subject,
-                    self.prov(el),
-                    JURISDICTION,
-                    Authority.REGULATION,
-                    parent.id,
-                    head or None,
-                    f"{self.title} CFR {self.part}.{sec}",
-                    attrs={"label": label, "hierarchy_path": f"{path} > § {self.part}.{sec}"},
-                ),
+            node = self.add_section(
                 el,
+                self.reg_id(label) or f"/us/cfr/t{self.title}/s{self.part}.{sec}",
+                parent.id,
+                subject,
+                head,
+                f"{self.title} CFR {self.part}.{sec}",
+                f"{path} > § {self.part}.{sec}",
             )
             self.walk_children(el, node, [*frames, _Frame(node.id, "section", subject)])
         elif name == "appendix":
             letter = el.get("appendixLetter") or label.rsplit("-", 1)[-1]
             title = _WS.sub(" ", el.findtext(NS + "appendixTitle") or "").strip()
-            node = self.add_node(
-                Node(
-                    self.reg_id(label) or f"{self.part_id}/app{letter}",
-                    NodeType.SECTION,
-                    title,
-                    self.prov(el),
-                    JURISDICTION,
-                    Authority.REGULATION,
-                    parent.id,
-                    title or None,
-                    f"{self.base_cite}, App. {letter}",
-                    attrs={"label": label, "hierarchy_path": f"{path} > Appendix {letter}"},
-                ),
+            node = self.add_section(
                 el,
+                self.reg_id(label) or f"{self.part_id}/app{letter}",
+                parent.id,
+                title,
+                title,
+                f"{self.base_cite}, App. {letter}",
+                f"{path} > Appendix {letter}",
             )
             self.walk_children(el, node, [*frames, _Frame(node.id, "appendix", title)])
         elif name == "interpretations":
@@ -624,24 +634,16 @@ class _Parser:
             par = parent
             if nid != self.supp_id and self.supp_id in self.by_id:
                 par = self.by_id[self.supp_id]
-            node = self.add_node(
-                Node(
-                    nid,
-                    NodeType.SECTION,
-                    title,
-                    self.prov(el),
-                    JURISDICTION,
-                    Authority.INTERPRETATION,
-                    par.id,
-                    title or None,
-                    f"{self.base_cite}, Supp. I",
-                    attrs={
-                        "label": label,
-                        "hierarchy_path": f"{par.attrs['hierarchy_path']} > "
-                        + ("Supplement I" if nid == self.supp_id else (title or "Appendices")),
-                    },
-                ),
+            seg = "Supplement I" if nid == self.supp_id else (title or "Appendices")
+            node = self.add_section(
                 el,
+                nid,
+                par.id,
+                title,
+                title,
+                f"{self.base_cite}, Supp. I",
+                f"{par.attrs['hierarchy_path']} > {seg}",
+                Authority.INTERPRETATION,
             )
             self.walk_children(el, node, [*frames, _Frame(node.id, "supp", title)])
 
@@ -672,20 +674,14 @@ class _Parser:
             num = el.get("appendixSecNum") or tail
             marked = not _UNMARKED.match(tail)
             nid = self.reg_id(label) or f"{parent.id}/{_clean(num)}"
-            node = self.add_node(
-                Node(
-                    nid,
-                    NodeType.SECTION,
-                    subject,
-                    self.prov(el),
-                    JURISDICTION,
-                    Authority.REGULATION,
-                    parent.id,
-                    subject or None,
-                    f"{self.base_cite}, App. {letter}" + (f"-{tail}" if marked else ""),
-                    attrs={"label": label, "hierarchy_path": f"{path} > {letter}-{tail}"},
-                ),
+            node = self.add_section(
                 el,
+                nid,
+                parent.id,
+                subject,
+                subject,
+                f"{self.base_cite}, App. {letter}" + (f"-{tail}" if marked else ""),
+                f"{path} > {letter}-{tail}",
             )
             self.walk_children(el, node, [*frames, _Frame(node.id, "appendixSection", subject)])
         else:  # interpSection
@@ -700,20 +696,15 @@ class _Parser:
             else:
                 cite_tail, seg = desig, desig or title
             nid = self.label_id(label) if label else None
-            node = self.add_node(
-                Node(
-                    nid or f"{parent.id}/{_clean(label) or 'section'}",
-                    NodeType.SECTION,
-                    title,
-                    self.prov(el),
-                    JURISDICTION,
-                    Authority.INTERPRETATION,
-                    parent.id,
-                    title or None,
-                    f"{self.base_cite}, Supp. I, {cite_tail}",
-                    attrs={"label": label, "hierarchy_path": f"{path} > {seg}"},
-                ),
+            node = self.add_section(
                 el,
+                nid or f"{parent.id}/{_clean(label) or 'section'}",
+                parent.id,
+                title,
+                title,
+                f"{self.base_cite}, Supp. I, {cite_tail}",
+                f"{path} > {seg}",
+                Authority.INTERPRETATION,
             )
             if pre and pre != self.part:
                 self.interps.append((node.id, pre, el))

@@ -197,25 +197,23 @@ def enum_candidates(tok: str) -> list[tuple[int, tuple[int, int]]]:
         return out
     if not tok.isalpha():
         return out
-    same = len(set(tok)) == 1
+    # the levels of a single letter, a roman numeral, a doubled and a tripled letter, by case
     if tok.islower():
-        if len(tok) == 1:
-            out.append((0, (ord(tok) - 96, 0)))
-        rv = _roman_value(tok)
-        if rv:
-            out.append((3, (rv, 0)))
-        if same and len(tok) == 2:
-            out.append((5, (ord(tok[0]) - 96, 0)))
-        if same and len(tok) == 3:
-            out.append((7, (ord(tok[0]) - 96, 0)))
+        letter, roman, double, triple, before_a = 0, 3, 5, 7, ord("a") - 1
     elif tok.isupper():
-        if len(tok) == 1:
-            out.append((2, (ord(tok) - 64, 0)))
-        rv = _roman_value(tok)
-        if rv:
-            out.append((4, (rv, 0)))
-        if same and len(tok) == 2:
-            out.append((6, (ord(tok[0]) - 64, 0)))
+        letter, roman, double, triple, before_a = 2, 4, 6, None, ord("A") - 1
+    else:
+        return out
+    same = len(set(tok)) == 1
+    if len(tok) == 1:
+        out.append((letter, (ord(tok) - before_a, 0)))
+    rv = _roman_value(tok)
+    if rv:
+        out.append((roman, (rv, 0)))
+    if same and len(tok) == 2:
+        out.append((double, (ord(tok[0]) - before_a, 0)))
+    if same and len(tok) == 3 and triple is not None:
+        out.append((triple, (ord(tok[0]) - before_a, 0)))
     return out
 
 
@@ -575,11 +573,15 @@ class _Parser:
         head_text = clean_html(tok.inner) if tok is not None else ""
         span = (tok.start, tok.end) if tok is not None else (0, 0)
         hpath = f"{parent.attrs.get('hierarchy_path', '')} > {display}".lstrip(" >")
-        if kind == "section":
+        if kind in ("section", "rule"):
             heading, num_status = self.section_heading(head_text)
-            node_id = (parent.id if self.appendix else root.id) + "/" + seg
-            num = display.split(" ", 1)[1]
-            citation = f"{self.cite_prefix} {display.split(' ', 1)[0]} {num}"
+            if kind == "section":
+                node_id = (parent.id if self.appendix else root.id) + "/" + seg
+                num = display.split(" ", 1)[1]
+                citation = f"{self.cite_prefix} {display.split(' ', 1)[0]} {num}"
+            else:
+                node_id, num = parent.id + "/" + seg, display
+                citation = f"{self.cite_prefix} {display}"
             node = Node(
                 id=node_id,
                 type=NodeType.SECTION,
@@ -591,21 +593,6 @@ class _Parser:
                 heading=heading,
                 citation=citation,
                 attrs={"hierarchy_path": hpath, "num": num, "head": head_text},
-            )
-            st = status or num_status
-        elif kind == "rule":
-            heading, num_status = self.section_heading(head_text)
-            node = Node(
-                id=parent.id + "/" + seg,
-                type=NodeType.SECTION,
-                text="",
-                provenance=self.prov(*span),
-                jurisdiction=JURISDICTION,
-                authority=Authority.STATUTE,
-                parent=parent.id,
-                heading=heading,
-                citation=f"{self.cite_prefix} {display}",
-                attrs={"hierarchy_path": hpath, "num": display, "head": head_text},
             )
             st = status or num_status
         else:

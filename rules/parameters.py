@@ -39,7 +39,6 @@ import json
 import os
 import re
 import threading
-import tomllib
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date
@@ -49,6 +48,7 @@ from typing import Any
 
 from structfirst.rules.fact_schema import normalize_number
 from structfirst.rules.rule_syntax import Issue
+from structfirst.rules.toml_file import read_toml
 
 
 @dataclass(frozen=True, slots=True)
@@ -228,15 +228,10 @@ def read_parameter_file(path: Path) -> tuple[list[ParamSpec], list[Issue]]:
     """Parse one `*.params.toml`; a bad entry is an Issue naming file and line, others load."""
     file = str(path)
     issues: list[Issue] = []
-    try:
-        text = path.read_text(encoding="utf-8")
-        data = tomllib.loads(text)
-    except (OSError, UnicodeDecodeError) as exc:
-        return [], [Issue("error", "io", f"cannot read: {exc}", file)]
-    except tomllib.TOMLDecodeError as exc:
-        m = re.search(r"line (\d+)", str(exc))
-        return [], [Issue("error", "param-syntax", f"not valid TOML: {exc}", file,
-                          int(m.group(1)) if m else None)]
+    read = read_toml(path, "param-syntax")
+    if isinstance(read, Issue):
+        return [], [read]
+    text, data = read
     lines = _line_index(text)
     specs = []
     for name, body in data.items():

@@ -23,7 +23,6 @@ refused with a message containing this text, e.g. a date given as an amount).
 from __future__ import annotations
 
 import re
-import tomllib
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import date
@@ -34,6 +33,7 @@ from structfirst.rules.evaluator import evaluate
 from structfirst.rules.fact_schema import FactError, validate_facts
 from structfirst.rules.library_loader import Library
 from structfirst.rules.rule_syntax import Issue
+from structfirst.rules.toml_file import read_toml
 
 _TEST_KEYS = {"name", "facts", "as_of", "expect", "missing", "grounds", "error"}
 _VERDICTS = {"true", "false", "undetermined"}
@@ -91,15 +91,10 @@ def scenario_files(library: Library) -> list[Path]:
 
 def read_scenarios(path: Path) -> tuple[list[Scenario], list[Issue]]:
     file = str(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-        data = tomllib.loads(text)
-    except (OSError, UnicodeDecodeError) as exc:
-        return [], [Issue("error", "io", f"cannot read: {exc}", file)]
-    except tomllib.TOMLDecodeError as exc:
-        m = re.search(r"line (\d+)", str(exc))
-        return [], [Issue("error", "test-syntax", f"not valid TOML: {exc}", file,
-                          int(m.group(1)) if m else None)]
+    read = read_toml(path, "test-syntax")
+    if isinstance(read, Issue):
+        return [], [read]
+    text, data = read
     lines = [n for n, line in enumerate(text.splitlines(), 1)
              if re.match(r"\s*\[\[\s*test\s*\]\]", line)]
     extra = set(data) - {"test"}

@@ -1,7 +1,8 @@
-"""Shared test fixtures: the shared corpus beside the repo."""
+"""Shared test fixtures: the shared corpus beside the repo, torch on one thread."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -11,3 +12,14 @@ from structfirst.ingest.corpus import corpus_root
 @pytest.fixture(scope="session")
 def corpus() -> Path:
     return corpus_root()
+
+
+@pytest.fixture(scope="module")
+def one_thread() -> Iterator[None]:
+    """Torch on one thread for the module's tests (the machine is shared), then as before."""
+    import torch  # here, not above: only the encoder tests need it
+
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(before)

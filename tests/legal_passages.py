@@ -11,6 +11,10 @@ S547_C9_2005 = "/us/usc/t11/s547/c/9@2005-10-17"
 S547_B = "/us/usc/t11/s547/b@2005-10-17"
 S101_31 = "/us/usc/t11/s101/31@1994-10-22"
 
+# queries for § 547(c)(9): a paraphrase of it, and one close to its own words
+PARAPHRASE = "small payment by a business debtor that the trustee cannot claw back"
+AMOUNT_QUERY = "transfer of less than $5,000 by a debtor whose debts are not consumer debts"
+
 _TEXTS: list[tuple[str, str, str, str]] = [
     # (version id, jurisdiction, authority, contents)
     (S547_B, "us-federal", "statute",

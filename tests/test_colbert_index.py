@@ -4,26 +4,21 @@ from __future__ import annotations
 
 import json
 import shutil
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 import torch
-from legal_passages import S101_31, S547_C9_2005, S547_C9_2019, legal_docs
+from legal_passages import (
+    AMOUNT_QUERY,
+    PARAPHRASE,
+    S101_31,
+    S547_C9_2005,
+    S547_C9_2019,
+    legal_docs,
+)
 from structfirst.engine.colbert_plane import ColbertPlane
 from structfirst.ingest.colbert_index import META_FILE, ColbertIndexBuilder, unpadded_doc_batches
 from structfirst.ingest.encoder_config import EncoderConfig
-
-PARAPHRASE = "small payment by a business debtor that the trustee cannot claw back"
-AMOUNT_QUERY = "transfer of less than $5,000 by a debtor whose debts are not consumer debts"
-
-
-@pytest.fixture(scope="module")
-def one_thread() -> Iterator[None]:
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(before)
 
 
 @pytest.fixture(scope="module")

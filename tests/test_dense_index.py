@@ -4,13 +4,18 @@ from __future__ import annotations
 
 import dataclasses
 import threading
-from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
 import pytest
-import torch
-from legal_passages import S101_31, S547_C9_2005, S547_C9_2019, legal_docs
+from legal_passages import (
+    AMOUNT_QUERY,
+    PARAPHRASE,
+    S101_31,
+    S547_C9_2005,
+    S547_C9_2019,
+    legal_docs,
+)
 from structfirst.engine.dense_plane import DensePlane
 from structfirst.ingest.dense_index import DenseEncoder, DenseIndexBuilder
 from structfirst.ingest.embedding_cache import EmbeddingCache, text_digest
@@ -20,17 +25,6 @@ from structfirst.ingest.encoder_config import (
     EncoderConfig,
     EncoderNotFoundError,
 )
-
-PARAPHRASE = "small payment by a business debtor that the trustee cannot claw back"
-AMOUNT_QUERY = "transfer of less than $5,000 by a debtor whose debts are not consumer debts"
-
-
-@pytest.fixture(scope="module")
-def one_thread() -> Iterator[None]:
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(before)
 
 
 @pytest.fixture(scope="module")
