@@ -106,6 +106,7 @@ def test_ask_readable_output(app: typer.Typer, small_index: Path) -> None:
         ),
         ("What does 'insider' mean?", ["--config", "H9"], ["unknown configuration 'H9'"]),
     ],
+    ids=["empty", "100kB", "impossible-date", "unknown-jurisdiction", "bad-as-of", "bad-config"],
 )
 def test_ask_bad_input_exits_cleanly(
     app: typer.Typer, small_index: Path, question: str, extra: list[str], needles: list[str]
@@ -137,6 +138,7 @@ def test_ask_bad_index_names_the_path(app: typer.Typer, small_index: Path, tmp_p
 @pytest.mark.parametrize(
     ("question", "needle"),
     [("", "the question is empty"), ("y" * 100_000, "the limit is 10,000 characters")],
+    ids=["empty", "100kB"],
 )
 def test_structfirst_command_exits_cleanly(small_index: Path, question: str, needle: str) -> None:
     """The installed `structfirst` entry point, in its own process."""

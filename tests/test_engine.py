@@ -158,6 +158,7 @@ def test_threshold_in_june_2011(engine: Engine) -> None:
             "impossible date 'February 30, 2016'",
         ),
     ],
+    ids=["empty", "blank", "100kB", "100kB-words", "impossible-date"],
 )
 def test_bad_question_is_a_query_error(engine: Engine, question: str, message: str) -> None:
     with pytest.raises(QueryError, match=message):
