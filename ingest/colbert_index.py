@@ -15,10 +15,12 @@ derived once from the packaged all-MiniLM-L6-v2 and kept in the shared cache
 `artifact.metadata`), so colbert-ai loads it like any other checkpoint. The derivation:
 
 - the encoder is MiniLM as published; MaxSim runs over its last-layer contextual token vectors;
-- ColBERT's linear projection is the identity when `colbert_dim` equals MiniLM's hidden size
-  (384, the default): no untrained weights are invented. A smaller `colbert_dim` gets a fixed
-  random orthonormal projection (seed `PROJECTION_SEED`), which preserves inner products up to
-  the usual Johnson-Lindenstrauss distortion;
+- ColBERT's linear projection is, by default (`colbert_dim` 128), a fixed random orthonormal
+  projection 384 -> 128 (seed `PROJECTION_SEED`), which preserves inner products up to the usual
+  Johnson-Lindenstrauss distortion: no weights are trained or invented. 128 rather than the
+  identity at 384, because colbert-ai computes residual quantiles over a held-out sample with
+  `torch.quantile`, which refuses more than 16M elements (50k held-out vectors x 384 exceed it
+  on a corpus the size of all Title 11 editions); `colbert_dim` 384 gives the identity;
 - nothing is trained: this is zero-shot late interaction over a bi-encoder's token states, an
   honest baseline until a real ColBERT checkpoint (e.g. colbertv2.0) is configured.
 

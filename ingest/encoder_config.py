@@ -97,7 +97,7 @@ class EncoderConfig:
     max_length: int = 256  # tokens per passage for the dense encoder
     query_max_length: int = 64
     colbert_checkpoint: Path | None = None  # None: derive one from the packaged MiniLM
-    colbert_dim: int = 384  # dimension of the derived checkpoint (384: identity projection)
+    colbert_dim: int = 128  # the derived checkpoint's dimension (384: identity projection)
     nbits: int = 2  # PLAID residual bits per dimension
     doc_maxlen: int = 256
     query_maxlen: int = 32
