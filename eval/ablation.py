@@ -1,0 +1,359 @@
+"""The ablation runner: every labeled query through each named configuration, then the metrics.
+
+    structfirst eval --index DIR --queries data/queries/test.jsonl --configs H0,H1,H2,H3,H4 \
+        --out DIR [--k 100] [--bootstrap 1000] [--seed 0]
+
+The configuration names are checked against `engine/configurations.toml` (and the planes they
+need against the snapshot) before any query runs. Each query goes through `Engine.ask` with its
+own `as_of` and `jurisdiction`; per configuration the runner writes `<out>/runs/<config>.trec`
+(docids are version ids, score = k + 1 - rank, the engine's final order) and
+`<out>/runs/<config>.outputs.jsonl` (decision, reason, verdicts, confidence; the format of
+`structfirst.eval.metrics.load_outputs`). The metrics are computed from those files with
+`structfirst.eval.metrics`, overall and per query type with bootstrap CIs, version facts taken
+from the snapshot; each configuration is compared (paired randomization test) with the one
+before it and with the baseline (H0 when run, else the first). `structfirst.eval.report` writes
+`metrics.json` and `report.md`.
+
+The runner tunes nothing: configurations run exactly as the table defines them.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import statistics
+import time
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from structfirst.engine.configuration import CONFIGURATIONS_FILE, EngineConfig, load_configurations
+from structfirst.engine.engine import Engine
+from structfirst.engine.evidence import EvidenceBundle
+from structfirst.eval import metrics as M
+from structfirst.eval.query_set import (
+    QUERY_TYPES,
+    Query,
+    QuerySetError,
+    Run,
+    load_queries,
+    load_run,
+)
+from structfirst.ingest.duckdb_store import connect_readonly
+
+DEFAULT_K = 100
+BASELINE = "H0"
+CALIBRATION_METRICS = ("ece", "brier", "aurc", "selective_accuracy@90", "coverage@95")
+NO_CONFIDENCE = "not applicable: no calibrated confidence (decision.confidence is None)"
+# the query set's rule names -> the rule library's rule ids whose verdict answers them
+RULE_IDS = {
+    "Avoidable547b": "s547.b",
+    "Excepted547c9": "s547.c.9",
+    "OrdinaryCourse547c2": "s547.c.2",
+    "Insider101_31": "s101.31",
+    "Chapter13Eligible109e": "s109.e.eligible",
+    "InvoluntaryPetition303b": "s303.b",
+    "WagePriority507a4": "s507.a.4.cap",
+    "LuxuryPresumption523a2C": "s523.a.2.C.luxury",
+    "CashAdvancePresumption523a2C": "s523.a.2.C.cash",
+}
+# the index sub-directory a plane or reranker needs in the snapshot
+NEEDS_INDEX = {"lexical": "lucene", "dense": "dense", "colbert": "colbert"}
+_TRI = {"true": True, "false": False, "undetermined": "undetermined"}
+
+
+class AblationError(ValueError):
+    """Bad input to the runner (configuration, query file, index); the message says which."""
+
+
+@dataclass(slots=True)
+class ConfigRun:
+    """One configuration's pass over the queries: where its files are and how long it took."""
+
+    config: EngineConfig
+    run_file: Path
+    outputs_file: Path
+    seconds: float
+    latencies_ms: list[float]
+    with_confidence: int  # queries whose decision carried a confidence
+
+
+def select_configurations(
+    names: Iterable[str], path: Path = CONFIGURATIONS_FILE
+) -> list[EngineConfig]:
+    """The named configurations in the given order; unknown or repeated names are an error."""
+    wanted = [n.strip() for n in names if n.strip()]
+    if not wanted:
+        raise AblationError("no configuration named (e.g. --configs H0,H1,H2,H3,H4)")
+    try:
+        table = load_configurations(path)
+    except (OSError, ValueError) as exc:
+        raise AblationError(f"cannot read the configurations: {exc}") from None
+    unknown = [n for n in wanted if n not in table]
+    if unknown:
+        raise AblationError(
+            f"unknown configuration(s) {', '.join(unknown)} (known in {path}: "
+            f"{', '.join(table)})"
+        )
+    repeated = sorted({n for n in wanted if wanted.count(n) > 1})
+    if repeated:
+        raise AblationError(f"configuration(s) named twice: {', '.join(repeated)}")
+    return [table[n] for n in wanted]
+
+
+def check_indexes(snapshot_path: Path, configs: Sequence[EngineConfig]) -> None:
+    """Refuse a configuration whose plane or reranker has no index in the snapshot (the engine
+    would otherwise skip a missing reranker silently and the row would be mislabeled)."""
+    for cfg in configs:
+        for part in (*cfg.planes, cfg.reranker):
+            sub = NEEDS_INDEX.get(part)
+            if sub and not (snapshot_path / sub).is_dir():
+                raise AblationError(
+                    f"configuration {cfg.name} needs the {part} index, but {snapshot_path} has "
+                    f"no {sub}/ (ingest without --no-dense)"
+                )
+        if cfg.reranker == "domain" or cfg.fusion != "rrf" or cfg.calibrated_abstention:
+            raise AblationError(
+                f"configuration {cfg.name} asks for a component the engine does not have yet "
+                f"(reranker={cfg.reranker!r}, fusion={cfg.fusion!r}, "
+                f"calibrated_abstention={cfg.calibrated_abstention})"
+            )
+
+
+def bundle_verdicts(verdicts: Sequence[dict[str, Any]]) -> dict[str, bool | str]:
+    """The bundle's rule verdicts under the query set's rule names (a rule the engine decided
+    at top level wins over the same rule seen only as support of another)."""
+    by_id: dict[str, bool | str] = {}
+    for v in verdicts:
+        for sub in (v.get("supporting") or {}).values():
+            if sub.get("verdict") in _TRI:
+                by_id.setdefault(sub["rule"], _TRI[sub["verdict"]])
+    for v in verdicts:
+        if v.get("kind") != "parameter" and v.get("verdict") in _TRI:
+            by_id[v["rule"]] = _TRI[v["verdict"]]
+    return {name: by_id[rid] for name, rid in RULE_IDS.items() if rid in by_id}
+
+
+def output_record(qid: str, bundle: EvidenceBundle) -> dict[str, Any]:
+    """One line of the outputs file."""
+    return {
+        "qid": qid,
+        "abstain": not bundle.decision.answer,
+        "confidence": bundle.decision.confidence,
+        "verdicts": bundle_verdicts(bundle.verdicts),
+        "reason": bundle.decision.reason,
+        "latency_ms": bundle.timings_ms.get("total"),
+    }
+
+
+def _ask(engine: Engine, q: Query, cfg: EngineConfig, k: int) -> EvidenceBundle:
+    try:
+        return engine.ask(q.question, as_of=q.as_of, jurisdiction=q.jurisdiction, config=cfg, k=k)
+    except ValueError as exc:
+        raise AblationError(f"query {q.qid} under {cfg.name}: {exc}") from None
+
+
+def run_configuration(
+    engine: Engine,
+    queries: Sequence[Query],
+    cfg: EngineConfig,
+    runs_dir: Path,
+    k: int = DEFAULT_K,
+    progress: Progress | None = None,
+) -> ConfigRun:
+    """Ask every query under `cfg`; write its TREC run and outputs files. One untimed warm-up
+    ask (the first answerable query) loads the configuration's planes and reranker first, so
+    that the timings do not depend on which configuration ran before."""
+    run_file, outputs_file = runs_dir / f"{cfg.name}.trec", runs_dir / f"{cfg.name}.outputs.jsonl"
+    task = progress.add_task(cfg.name, total=len(queries)) if progress is not None else None
+    latencies: list[float] = []
+    with_confidence = 0
+    warm_up = next((q for q in queries if q.answerable), queries[0] if queries else None)
+    if warm_up is not None:
+        _ask(engine, warm_up, cfg, k)
+    started = time.perf_counter()
+    with run_file.open("w", encoding="utf-8") as run_fh, outputs_file.open(
+        "w", encoding="utf-8"
+    ) as out_fh:
+        for q in queries:
+            bundle = _ask(engine, q, cfg, k)
+            seen: set[str] = set()
+            for cand in bundle.candidates:
+                if cand.version_id in seen:
+                    continue
+                seen.add(cand.version_id)
+                run_fh.write(
+                    f"{q.qid} Q0 {cand.version_id} {len(seen)} {k + 1 - len(seen)} {cfg.name}\n"
+                )
+            record = output_record(q.qid, bundle)
+            out_fh.write(json.dumps(record, ensure_ascii=False) + "\n")
+            latencies.append(bundle.timings_ms.get("total", 0.0))
+            with_confidence += bundle.decision.confidence is not None
+            if task is not None:
+                progress.advance(task)
+    return ConfigRun(cfg, run_file, outputs_file, time.perf_counter() - started, latencies,
+                     with_confidence)
+
+
+def read_run(path: Path) -> Run:
+    """A run file written by `run_configuration`; no line at all is an empty run."""
+    return load_run(path) if path.stat().st_size else {}
+
+
+def comparison_pairs(names: Sequence[str]) -> list[tuple[str, str]]:
+    """(a, b) pairs to test, b minus a: each configuration against the one before it and
+    against the baseline (H0 when run, else the first)."""
+    base = BASELINE if BASELINE in names else names[0]
+    pairs = list(zip(names, names[1:], strict=False))
+    pairs += [(base, b) for b in names if b != base and {base, b} not in map(set, pairs)]
+    return pairs
+
+
+def _not_applicable(block: dict[str, Any]) -> None:
+    for group in block.values():
+        if isinstance(group, dict):
+            for name in CALIBRATION_METRICS:
+                if name in group:
+                    group[name] = {"value": None, "not_applicable": NO_CONFIDENCE}
+
+
+def evaluate_runs(
+    queries: Sequence[Query],
+    config_runs: Sequence[ConfigRun],
+    store_path: Path,
+    n_boot: int = M.DEFAULT_BOOTSTRAP,
+    seed: int = 0,
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """(summaries per configuration, paired comparisons) from the files the runs wrote."""
+    runs = {cr.config.name: read_run(cr.run_file) for cr in config_runs}
+    outputs = {cr.config.name: M.load_outputs(cr.outputs_file) for cr in config_runs}
+    docids = {h.docid for run in runs.values() for hits in run.values() for h in hits}
+    with connect_readonly(store_path) as con:
+        versions = M.versions_from_store(con, docids) if docids else {}
+    records = {
+        name: M.per_query(queries, runs[name], outputs[name], versions) for name in runs
+    }
+    calibrated = {cr.config.name: cr.with_confidence > 0 for cr in config_runs}
+    summaries = {}
+    for name, recs in records.items():
+        summaries[name] = M.summarize(recs, n_boot=n_boot, seed=seed)
+        if not calibrated[name]:
+            _not_applicable(summaries[name])
+    comparisons = {}
+    for a, b in comparison_pairs(list(records)):
+        block = M.compare(records[a], records[b], n_boot=n_boot, seed=seed)
+        if not (calibrated[a] and calibrated[b]):
+            _not_applicable(block)
+        comparisons[f"{b} vs {a}"] = {"a": a, "b": b, **block}
+    return summaries, comparisons
+
+
+def sha256_of(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as fh:
+        for chunk in iter(lambda: fh.read(1 << 20), b""):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+def _latency(ms: Sequence[float]) -> dict[str, float | None]:
+    if not ms:
+        return {"mean": None, "p50": None, "p95": None}
+    ordered = sorted(ms)
+    return {"mean": round(statistics.fmean(ordered), 1),
+            "p50": round(statistics.median(ordered), 1),
+            "p95": round(ordered[min(len(ordered) - 1, int(0.95 * len(ordered)))], 1)}
+
+
+def run_ablation(
+    index: Path,
+    queries_path: Path,
+    config_names: Iterable[str],
+    out_dir: Path,
+    k: int = DEFAULT_K,
+    n_boot: int = M.DEFAULT_BOOTSTRAP,
+    seed: int = 0,
+    progress: bool = True,
+    console: Console | None = None,
+) -> dict[str, Any]:
+    """Run the ablation and return everything `metrics.json` holds (the caller writes it)."""
+    configs = select_configurations(config_names)
+    if k < 1 or n_boot < 1:
+        raise AblationError(f"--k and --bootstrap must be positive (got {k} and {n_boot})")
+    try:
+        queries = load_queries(queries_path)
+    except QuerySetError as exc:
+        raise AblationError(str(exc)) from None
+    if not queries:
+        raise AblationError(f"{queries_path}: no queries")
+    try:
+        engine = Engine.open(index)
+    except (FileNotFoundError, ValueError) as exc:  # SnapshotError is a FileNotFoundError
+        raise AblationError(str(exc)) from None
+    check_indexes(engine.snapshot.path, configs)
+    runs_dir = Path(out_dir) / "runs"
+    try:
+        runs_dir.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise AblationError(f"{out_dir}: cannot create the output folder ({exc})") from None
+    started = time.perf_counter()
+    config_runs: list[ConfigRun] = []
+    bar = Progress(
+        TextColumn("[bold]{task.description:>6}"), BarColumn(), MofNCompleteColumn(),
+        TimeElapsedColumn(), console=console or Console(stderr=True), disable=not progress,
+    )
+    with bar:
+        for cfg in configs:
+            config_runs.append(run_configuration(engine, queries, cfg, runs_dir, k, bar))
+    run_seconds = time.perf_counter() - started
+    summaries, comparisons = evaluate_runs(
+        queries, config_runs, engine.snapshot.store_path, n_boot, seed
+    )
+    splits = sorted({q.split or "unsplit" for q in queries})
+    return {
+        "header": {
+            "snapshot_id": engine.snapshot.snapshot_id,
+            "snapshot_path": str(engine.snapshot.path),
+            "corpus_sources": len(engine.snapshot.sources),
+            "query_set": str(queries_path),
+            "query_set_sha256": sha256_of(Path(queries_path)),
+            "splits": splits,
+            "date": datetime.now(UTC).isoformat(timespec="seconds"),
+            "n_queries": len(queries),
+            "n_answerable": sum(q.answerable for q in queries),
+            "n_by_type": {t: sum(q.type == t for q in queries) for t in QUERY_TYPES},
+            "k": k,
+            "bootstrap_resamples": n_boot,
+            "permutations": M.DEFAULT_PERMUTATIONS,
+            "seed": seed,
+            "run_seconds": round(run_seconds, 1),
+            "eval_seconds": round(time.perf_counter() - started - run_seconds, 1),
+            "tuning": (
+                "The runner tunes nothing: each configuration runs exactly as "
+                "engine/configurations.toml defines it. No "
+                f"{'/'.join(splits)}-split query or label was used to tune any configuration."
+            ),
+            "rule_ids": RULE_IDS,
+        },
+        "configurations": {
+            cr.config.name: {
+                "description": cr.config.description,
+                "planes": list(cr.config.planes),
+                "reranker": cr.config.reranker or None,
+                "fusion": cr.config.fusion,
+                "plane_weights": cr.config.plane_weights,
+                "run_file": str(cr.run_file),
+                "outputs_file": str(cr.outputs_file),
+                "seconds": round(cr.seconds, 1),
+                "latency_ms": _latency(cr.latencies_ms),
+                "confidence": cr.with_confidence > 0,
+            }
+            for cr in config_runs
+        },
+        "metrics": summaries,
+        "comparisons": comparisons,
+    }
