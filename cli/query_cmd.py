@@ -126,7 +126,10 @@ def register(app: typer.Typer) -> None:
         """Answer the reference's worked examples (§547, Iowa §321A.1) and a version question."""
         engine = _open(index)
         for question in WORKED_EXAMPLES:
-            print_bundle(engine.ask(question, config=config))
+            try:
+                print_bundle(engine.ask(question, config=config))
+            except ValueError as exc:
+                _fail(str(exc))
 
     @app.command()
     def search(
@@ -146,9 +149,11 @@ def register(app: typer.Typer) -> None:
                     bundle = engine.ask(question, as_of=as_of, config=config, k=k)
                 except ValueError as exc:
                     _fail(f"{topics}: query {qid}: {exc}")
-                for cand in bundle.candidates:
-                    score = cand.rerank_score if cand.rerank_score is not None else cand.fused_score
-                    out.write(f"{qid} Q0 {cand.version_id} {cand.rank} {score:.6f} {config}\n")
+                n = len(bundle.candidates)
+                for cand in bundle.candidates:  # score k+1-rank: sorting by score keeps the order
+                    out.write(
+                        f"{qid} Q0 {cand.version_id} {cand.rank} {n + 1 - cand.rank} {config}\n"
+                    )
         console.print(f"wrote {run} ({len(rows)} queries)")
 
 

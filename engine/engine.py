@@ -29,6 +29,7 @@ from structfirst.ingest.citation_graph import load_graph
 from structfirst.ingest.duckdb_store import connect_readonly
 from structfirst.ingest.snapshot import open_snapshot
 
+NEEDS_INDEX = {"lexical": "lucene", "dense": "dense", "colbert": "colbert"}  # snapshot sub-dirs
 RESULT_DEPTH = 20
 DEFINITION_DEPTH = 10  # defining clauses the graph walk reached below the top k, kept as context
 
@@ -39,7 +40,7 @@ class Engine:
         snapshot: Any,
         catalog: Catalog,
         planes: dict[str, Callable[[EngineConfig], Plane]],
-        reranker: Callable[[], ColbertReranker] | None,
+        reranker: Callable[[], ColbertReranker],
     ) -> None:
         self.snapshot = snapshot
         self.catalog = catalog
@@ -65,9 +66,24 @@ class Engine:
             "graph": lambda cfg: GraphPlane(graph, catalog),
             "symbolic": lambda cfg: SymbolicPlane(catalog, Path(index_dir)),
         }
-        colbert_dir = root / "colbert"
-        reranker = (lambda: ColbertReranker(colbert_dir)) if colbert_dir.exists() else None
-        return cls(snapshot, catalog, planes, reranker)
+        return cls(snapshot, catalog, planes, lambda: ColbertReranker(root / "colbert"))
+
+    def check(self, cfg: EngineConfig) -> None:
+        """Raise ValueError if `cfg` needs an index this snapshot lacks or a component the engine
+        does not have yet, rather than run it as something other than its label says."""
+        for part in (*cfg.planes, cfg.reranker):
+            sub = NEEDS_INDEX.get(part)
+            if sub and not (self.snapshot.path / sub).is_dir():
+                raise ValueError(
+                    f"configuration {cfg.name} needs the {part} index, but {self.snapshot.path} "
+                    f"has no {sub}/ (ingest without --no-dense)"
+                )
+        if cfg.reranker == "domain" or cfg.fusion != "rrf" or cfg.calibrated_abstention:
+            raise ValueError(
+                f"configuration {cfg.name} asks for a component the engine does not have yet "
+                f"(reranker={cfg.reranker!r}, fusion={cfg.fusion!r}, "
+                f"calibrated_abstention={cfg.calibrated_abstention})"
+            )
 
     def plane(self, name: str, cfg: EngineConfig) -> Plane:
         """The named plane, loaded on first use (lexical planes per BM25 parameters)."""
@@ -88,6 +104,7 @@ class Engine:
     ) -> EvidenceBundle:
         """Answer `question` with an evidence bundle (or an abstention and its reason)."""
         cfg = config if isinstance(config, EngineConfig) else get_configuration(config)
+        self.check(cfg)
         timings: dict[str, float] = {}
         started = time.perf_counter()
         parsed = parse_query(question, as_of=as_of, jurisdiction=jurisdiction)
@@ -118,7 +135,7 @@ class Engine:
                 timings[name] = _ms(t0)
         fused = reciprocal_rank_fusion(ranked, k=cfg.rrf_k, weights=cfg.plane_weights)
         rerank_scores: dict[str, float] = {}
-        if cfg.reranker == "colbert" and self._reranker_factory and fused:
+        if cfg.reranker == "colbert" and fused:
             t0 = time.perf_counter()
             fused, rerank_scores = self._rerank(query, fused, cfg.rerank_depth, cfg.rrf_k)
             timings["rerank"] = _ms(t0)

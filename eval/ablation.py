@@ -62,7 +62,6 @@ RULE_IDS = {
     "CashAdvancePresumption523a2C": "s523.a.2.C.cash",
 }
 # the index sub-directory a plane or reranker needs in the snapshot
-NEEDS_INDEX = {"lexical": "lucene", "dense": "dense", "colbert": "colbert"}
 _TRI = {"true": True, "false": False, "undetermined": "undetermined"}
 
 
@@ -96,8 +95,7 @@ def select_configurations(
     unknown = [n for n in wanted if n not in table]
     if unknown:
         raise AblationError(
-            f"unknown configuration(s) {', '.join(unknown)} (known in {path}: "
-            f"{', '.join(table)})"
+            f"unknown configuration(s) {', '.join(unknown)} (known in {path}: {', '.join(table)})"
         )
     repeated = sorted({n for n in wanted if wanted.count(n) > 1})
     if repeated:
@@ -105,23 +103,13 @@ def select_configurations(
     return [table[n] for n in wanted]
 
 
-def check_indexes(snapshot_path: Path, configs: Sequence[EngineConfig]) -> None:
-    """Refuse a configuration whose plane or reranker has no index in the snapshot (the engine
-    would otherwise skip a missing reranker silently and the row would be mislabeled)."""
+def check_indexes(engine: Engine, configs: Sequence[EngineConfig]) -> None:
+    """Refuse, before anything runs, a configuration the engine cannot run as labeled."""
     for cfg in configs:
-        for part in (*cfg.planes, cfg.reranker):
-            sub = NEEDS_INDEX.get(part)
-            if sub and not (snapshot_path / sub).is_dir():
-                raise AblationError(
-                    f"configuration {cfg.name} needs the {part} index, but {snapshot_path} has "
-                    f"no {sub}/ (ingest without --no-dense)"
-                )
-        if cfg.reranker == "domain" or cfg.fusion != "rrf" or cfg.calibrated_abstention:
-            raise AblationError(
-                f"configuration {cfg.name} asks for a component the engine does not have yet "
-                f"(reranker={cfg.reranker!r}, fusion={cfg.fusion!r}, "
-                f"calibrated_abstention={cfg.calibrated_abstention})"
-            )
+        try:
+            engine.check(cfg)
+        except ValueError as exc:
+            raise AblationError(str(exc)) from None
 
 
 def bundle_verdicts(verdicts: Sequence[dict[str, Any]]) -> dict[str, bool | str]:
@@ -176,9 +164,10 @@ def run_configuration(
     if warm_up is not None:
         _ask(engine, warm_up, cfg, k)
     started = time.perf_counter()
-    with run_file.open("w", encoding="utf-8") as run_fh, outputs_file.open(
-        "w", encoding="utf-8"
-    ) as out_fh:
+    with (
+        run_file.open("w", encoding="utf-8") as run_fh,
+        outputs_file.open("w", encoding="utf-8") as out_fh,
+    ):
         for q in queries:
             bundle = _ask(engine, q, cfg, k)
             seen: set[str] = set()
@@ -195,8 +184,9 @@ def run_configuration(
             with_confidence += bundle.decision.confidence is not None
             if task is not None:
                 progress.advance(task)
-    return ConfigRun(cfg, run_file, outputs_file, time.perf_counter() - started, latencies,
-                     with_confidence)
+    return ConfigRun(
+        cfg, run_file, outputs_file, time.perf_counter() - started, latencies, with_confidence
+    )
 
 
 def read_run(path: Path) -> Run:
@@ -234,9 +224,7 @@ def evaluate_runs(
     docids = {h.docid for run in runs.values() for hits in run.values() for h in hits}
     with connect_readonly(store_path) as con:
         versions = M.versions_from_store(con, docids) if docids else {}
-    records = {
-        name: M.per_query(queries, runs[name], outputs[name], versions) for name in runs
-    }
+    records = {name: M.per_query(queries, runs[name], outputs[name], versions) for name in runs}
     calibrated = {cr.config.name: cr.with_confidence > 0 for cr in config_runs}
     summaries = {}
     for name, recs in records.items():
@@ -264,9 +252,11 @@ def _latency(ms: Sequence[float]) -> dict[str, float | None]:
     if not ms:
         return {"mean": None, "p50": None, "p95": None}
     ordered = sorted(ms)
-    return {"mean": round(statistics.fmean(ordered), 1),
-            "p50": round(statistics.median(ordered), 1),
-            "p95": round(ordered[min(len(ordered) - 1, int(0.95 * len(ordered)))], 1)}
+    return {
+        "mean": round(statistics.fmean(ordered), 1),
+        "p50": round(statistics.median(ordered), 1),
+        "p95": round(ordered[min(len(ordered) - 1, int(0.95 * len(ordered)))], 1),
+    }
 
 
 def run_ablation(
@@ -294,7 +284,7 @@ def run_ablation(
         engine = Engine.open(index)
     except (FileNotFoundError, ValueError) as exc:  # SnapshotError is a FileNotFoundError
         raise AblationError(str(exc)) from None
-    check_indexes(engine.snapshot.path, configs)
+    check_indexes(engine, configs)
     runs_dir = Path(out_dir) / "runs"
     try:
         runs_dir.mkdir(parents=True, exist_ok=True)
@@ -303,8 +293,12 @@ def run_ablation(
     started = time.perf_counter()
     config_runs: list[ConfigRun] = []
     bar = Progress(
-        TextColumn("[bold]{task.description:>6}"), BarColumn(), MofNCompleteColumn(),
-        TimeElapsedColumn(), console=console or Console(stderr=True), disable=not progress,
+        TextColumn("[bold]{task.description:>6}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=console or Console(stderr=True),
+        disable=not progress,
     )
     with bar:
         for cfg in configs:

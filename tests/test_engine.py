@@ -275,3 +275,9 @@ def test_concurrent_asks_match_sequential(engine: Engine) -> None:
         got = list(pool.map(one, range(3 * len(CONCURRENT_QUESTIONS))))
     for i, result in enumerate(got):
         assert result == expected[i % len(expected)], CONCURRENT_QUESTIONS[i % len(expected)][0]
+
+
+def test_configuration_needing_a_missing_index_is_refused(engine: Engine) -> None:
+    """The small index has no dense/ColBERT index: H1 must not silently run as H0."""
+    with pytest.raises(ValueError, match="needs the dense index"):
+        engine.ask("What does 'insider' mean?", config="H1")
