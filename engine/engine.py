@@ -163,19 +163,16 @@ class Engine:
     def _rerank(
         self, query: PlaneQuery, fused: list[FusedCandidate], depth: int, rrf_k: int
     ) -> tuple[list[FusedCandidate], dict[str, float]]:
-        """Re-order the top `depth` by RRF of their fused rank and their late-interaction rank,
-        so the reranker adds its signal without discarding the planes' structural evidence."""
+        """Re-order the top `depth`: the late-interaction (MaxSim) rank adds one more RRF term,
+        1 / (k + rank), to each candidate's fused score, so the reranker votes alongside the
+        planes instead of overriding their structural evidence."""
         with self._lock:
             if self._reranker is None:
                 self._reranker = self._reranker_factory()
         head, tail = fused[:depth], fused[depth:]
         scores = self._reranker.scores(query.text, [c.version_id for c in head])
         by_score = sorted(head, key=lambda c: -scores.get(c.version_id, float("-inf")))
-        late_rank = {c.version_id: i for i, c in enumerate(by_score, 1)}
-        combined = {
-            c.version_id: 1.0 / (rrf_k + i) + 1.0 / (rrf_k + late_rank[c.version_id])
-            for i, c in enumerate(head, 1)
-        }
+        combined = {c.version_id: c.score + 1.0 / (rrf_k + i) for i, c in enumerate(by_score, 1)}
         head.sort(key=lambda c: (-combined[c.version_id], c.version_id))
         return head + tail, scores
 
