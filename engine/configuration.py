@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -51,8 +52,14 @@ def load_configurations(path: Path = CONFIGURATIONS_FILE) -> dict[str, EngineCon
     return configs
 
 
+@functools.cache
+def _default_configurations() -> dict[str, EngineConfig]:
+    return load_configurations()
+
+
 def get_configuration(name: str) -> EngineConfig:
-    configs = load_configurations()
+    """A configuration of the packaged table (read once per process)."""
+    configs = _default_configurations()
     if name not in configs:
         raise ValueError(f"unknown configuration {name!r}; known: {', '.join(configs)}")
     return configs[name]
