@@ -24,6 +24,7 @@ class EngineConfig:
     k_per_plane: int = 100
     rrf_k: int = 60
     plane_weights: dict[str, float] = field(default_factory=dict)  # weighted RRF, default 1
+    hierarchy_penalty: int = 0  # ranks a clause drops when a provision enclosing it ranks higher
     rerank_depth: int = 50
     bm25_k1: float = 0.9
     bm25_b: float = 0.4

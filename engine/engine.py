@@ -139,6 +139,8 @@ class Engine:
             t0 = time.perf_counter()
             fused, rerank_scores = self._rerank(query, fused, cfg.rerank_depth, cfg.rrf_k)
             timings["rerank"] = _ms(t0)
+        if cfg.hierarchy_penalty:
+            fused = demote_enclosed(fused, self.catalog, cfg.hierarchy_penalty)
         candidates = [self._candidate(i, c, rerank_scores) for i, c in enumerate(fused[:k], 1)]
         definitions = [
             self._candidate(i, c, rerank_scores)
@@ -190,6 +192,23 @@ class Engine:
             graph_paths=fused.paths,
             rule_support=fused.rule_support,
         )
+
+
+def demote_enclosed(
+    fused: list[FusedCandidate], catalog: Catalog, penalty: int
+) -> list[FusedCandidate]:
+    """Move each clause `penalty` places down when a provision enclosing it already ranks
+    higher: the enclosing provision's indexed text holds the clause's words, so the clause adds
+    little new evidence there, and the places go to provisions not yet represented."""
+    placed: set[str] = set()
+    keyed = []
+    for i, cand in enumerate(fused):
+        node_id = catalog.versions[cand.version_id].node_id
+        parts = node_id.split("/")
+        enclosed = any("/".join(parts[:n]) in placed for n in range(4, len(parts)))
+        keyed.append((i + (penalty if enclosed else 0), enclosed, i, cand))
+        placed.add(node_id)
+    return [cand for *_, cand in sorted(keyed, key=lambda t: t[:3])]
 
 
 def merge_seeds(cited: tuple[str, ...], from_rules: tuple[str, ...]) -> tuple[str, ...]:

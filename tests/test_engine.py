@@ -281,3 +281,16 @@ def test_configuration_needing_a_missing_index_is_refused(engine: Engine) -> Non
     """The small index has no dense/ColBERT index: H1 must not silently run as H0."""
     with pytest.raises(ValueError, match="needs the dense index"):
         engine.ask("What does 'insider' mean?", config="H1")
+
+
+def test_demote_enclosed_moves_a_clause_below_the_next_provision(engine: Engine) -> None:
+    from structfirst.engine.engine import demote_enclosed
+    from structfirst.fusion.rrf import FusedCandidate
+
+    today = date(2018, 6, 1)
+    ids = ["/us/usc/t11/s547/b", "/us/usc/t11/s547/b/4", "/us/usc/t11/s547/c/9"]
+    versions = [engine.catalog.version_at(node, today).version_id for node in ids]
+    fused = [FusedCandidate(v) for v in versions]
+    order = [c.version_id for c in demote_enclosed(fused, engine.catalog, penalty=1)]
+    assert order == [versions[0], versions[2], versions[1]]
+    assert [c.version_id for c in demote_enclosed(fused[1:], engine.catalog, 1)] == versions[1:]
