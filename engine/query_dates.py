@@ -38,6 +38,8 @@ import re
 from dataclasses import dataclass
 from datetime import date, timedelta
 
+from structfirst.ingest.uscode import MONTHS
+
 Span = tuple[int, int]
 
 
@@ -50,12 +52,6 @@ class QueryError(ValueError):
         self.text = text
 
 
-MONTHS = {
-    "january": 1, "jan": 1, "february": 2, "feb": 2, "march": 3, "mar": 3, "april": 4,
-    "apr": 4, "may": 5, "june": 6, "jun": 6, "july": 7, "jul": 7, "august": 8, "aug": 8,
-    "september": 9, "sept": 9, "sep": 9, "october": 10, "oct": 10, "november": 11, "nov": 11,
-    "december": 12, "dec": 12,
-}  # fmt: skip
 _MON = r"(?:january|february|march|april|may|june|july|august|september|october|november|december|jan|feb|mar|apr|jun|jul|aug|sept|sep|oct|nov|dec)"  # noqa: E501
 _ORD = r"(?:st|nd|rd|th)?"
 _YEAR_CUE = (

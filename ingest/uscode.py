@@ -120,7 +120,7 @@ def read_source(path: Path, source_id: str) -> str:
         raise IngestError(source_id, f"line {line}, byte offset {exc.start}", problem) from None
 
 
-_MONTHS = {
+MONTHS = {
     "jan": 1, "january": 1, "feb": 2, "february": 2, "mar": 3, "march": 3, "apr": 4,
     "april": 4, "may": 5, "jun": 6, "june": 6, "jul": 7, "july": 7, "aug": 8, "august": 8,
     "sep": 9, "sept": 9, "september": 9, "oct": 10, "october": 10, "nov": 11, "november": 11,
@@ -139,7 +139,7 @@ def parse_date(text: str) -> date | None:
     m = _DATE_PARTS_RE.search(text)
     if not m:
         return None
-    month = _MONTHS.get(m.group(1).lower())
+    month = MONTHS.get(m.group(1).lower())
     if not month:
         return None
     try:
