@@ -32,6 +32,14 @@ def eval_command(
     bootstrap: Annotated[int, typer.Option("--bootstrap", help="Bootstrap resamples.")] = 1000,
     seed: Annotated[int, typer.Option("--seed", help="Seed of the bootstrap and the tests.")] = 0,
     no_progress: Annotated[bool, typer.Option("--no-progress", help="No progress bar.")] = False,
+    oracle_filters: Annotated[
+        bool,
+        typer.Option(
+            "--oracle-filters",
+            help="Also hand the engine each query's gold jurisdiction (not what a user gives; "
+            "for comparison with the default protocol only).",
+        ),
+    ] = False,
 ) -> None:
     """Run every query through each configuration and report the metrics with CIs."""
     from structfirst.eval.ablation import AblationError, run_ablation
@@ -40,7 +48,7 @@ def eval_command(
     try:
         result = run_ablation(
             index, queries, configs.split(","), out_dir, k=k, n_boot=bootstrap, seed=seed,
-            progress=not no_progress, console=err,
+            progress=not no_progress, console=err, oracle_filters=oracle_filters,
         )
     except AblationError as exc:
         _fail(str(exc))
@@ -55,6 +63,7 @@ def eval_command(
         table.add_row(*row)
     out.print(table)
     h = result["header"]
+    out.print(f"protocol: {h['protocol']['name']} ({h['protocol']['description']})")
     out.print(f"{h['n_queries']} queries, {h['run_seconds']} s running, {h['eval_seconds']} s "
               f"metrics; wrote {json_path} and {md_path}")
 

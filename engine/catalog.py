@@ -82,12 +82,18 @@ class Catalog:
         return any(jurisdiction_admits(jurisdiction, j) for j in self.jurisdictions)
 
     def allowed(
-        self, as_of: date, jurisdiction: str | None, authorities: frozenset[str] | None = None
+        self,
+        as_of: date | None,
+        jurisdiction: str | None,
+        authorities: frozenset[str] | None = None,
     ) -> frozenset[str]:
-        """Version ids of text valid at `as_of` within `jurisdiction` (prefix) and
-        `authorities`; the graph's Date, Jurisdiction and Authority nodes are never allowed."""
-        day = as_of.toordinal()
-        mask = self._text & (self._from <= day) & (day < self._to)
+        """Version ids of text valid at `as_of` (every version when None) within `jurisdiction`
+        (prefix) and `authorities`; the graph's Date, Jurisdiction and Authority nodes are never
+        allowed."""
+        mask = self._text.copy()
+        if as_of is not None:
+            day = as_of.toordinal()
+            mask &= (self._from <= day) & (day < self._to)
         if jurisdiction is not None:
             admitted = [j for j in self.jurisdictions if jurisdiction_admits(jurisdiction, j)]
             mask &= np.isin(self._jurisdiction, admitted)

@@ -11,6 +11,11 @@ CONFIGURATIONS_FILE = Path(__file__).with_name("configurations.toml")
 PLANES = ("lexical", "dense", "graph", "symbolic")
 RERANKERS = ("", "colbert", "domain")
 FUSIONS = ("rrf", "lightgbm")
+# the hard filter a configuration runs under: the question's as-of date and jurisdiction (the
+# engine's), today's versions in every jurisdiction (a search box over today's code), or none
+HARD_FILTERS = ("as_of", "today", "none")
+TUNING_SPLITS = ("train", "dev")  # where a setting may be chosen; never "test"
+TUNING_KEYS = ("split", "procedure")
 
 
 @dataclass(frozen=True, slots=True)
@@ -28,6 +33,9 @@ class EngineConfig:
     rerank_depth: int = 50
     bm25_k1: float = 0.9
     bm25_b: float = 0.4
+    hard_filters: str = "as_of"
+    # setting -> {split, procedure}: which settings were chosen, on which split, how
+    tuning: dict[str, dict[str, str]] = field(default_factory=dict)
 
 
 def load_configurations(path: Path = CONFIGURATIONS_FILE) -> dict[str, EngineConfig]:
@@ -35,8 +43,9 @@ def load_configurations(path: Path = CONFIGURATIONS_FILE) -> dict[str, EngineCon
     with path.open("rb") as fh:
         table = tomllib.load(fh)
     configs = {}
-    for name, entry in table.items():
+    for name in table:
         where = f"{path}: [{name}]"
+        entry = resolve_extends(table, name, where)
         unknown = set(entry) - set(EngineConfig.__dataclass_fields__) - {"name"}
         if unknown:
             raise ValueError(f"{where}: unknown keys {sorted(unknown)}")
@@ -49,8 +58,40 @@ def load_configurations(path: Path = CONFIGURATIONS_FILE) -> dict[str, EngineCon
             raise ValueError(f"{where}: plane_weights names a plane not in {PLANES}")
         if entry.get("fusion", "rrf") not in FUSIONS:
             raise ValueError(f"{where}: fusion must be one of {FUSIONS}")
+        if entry.get("hard_filters", "as_of") not in HARD_FILTERS:
+            raise ValueError(f"{where}: hard_filters must be one of {HARD_FILTERS}")
+        check_tuning(where, entry.get("tuning", {}), entry)
         configs[name] = EngineConfig(name=name, **{**entry, "planes": planes})
     return configs
+
+
+def resolve_extends(table: dict[str, dict], name: str, where: str) -> dict:
+    """The entry with the keys of the entries it `extends` underneath its own (chains allowed,
+    cycles and unknown parents refused)."""
+    chain, entry = [name], dict(table[name])
+    while "extends" in entry:
+        parent = entry.pop("extends")
+        if parent not in table or parent in chain:
+            raise ValueError(f"{where}: extends {parent!r}, which is unknown or a cycle")
+        chain.append(parent)
+        entry = {**table[parent], **entry}
+    return entry
+
+
+def check_tuning(where: str, tuning: dict[str, dict[str, str]], entry: dict) -> None:
+    """Each tuning record names a setting of the entry, the split it was chosen on (train or
+    dev, never test) and the procedure; anything else is a ValueError naming the entry."""
+    for setting, record in tuning.items():
+        at = f"{where}: tuning.{setting}"
+        if setting not in entry:
+            raise ValueError(f"{at}: names a setting the configuration does not set")
+        if not isinstance(record, dict) or set(record) != set(TUNING_KEYS):
+            raise ValueError(f"{at}: needs exactly the keys {TUNING_KEYS}")
+        if record["split"] not in TUNING_SPLITS:
+            raise ValueError(
+                f"{at}: split {record['split']!r} is not a tuning split {TUNING_SPLITS}"
+                " (the test split is for reporting only)"
+            )
 
 
 @functools.cache

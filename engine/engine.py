@@ -108,7 +108,7 @@ class Engine:
         timings: dict[str, float] = {}
         started = time.perf_counter()
         parsed = parse_query(question, as_of=as_of, jurisdiction=jurisdiction)
-        allowed = self.catalog.allowed(parsed.as_of.value, parsed.jurisdiction.value, authorities)
+        allowed = self._hard_filter(cfg, parsed.as_of.value, parsed.jurisdiction.value, authorities)
         query = PlaneQuery(
             text=query_terms(parsed),
             as_of=parsed.as_of.value,
@@ -161,6 +161,18 @@ class Engine:
             decision=decision,
             timings_ms=timings,
         )
+
+    def _hard_filter(
+        self, cfg: EngineConfig, as_of: date, jurisdiction: str, authorities: frozenset[str] | None
+    ) -> frozenset[str]:
+        """The versions the planes may return under the configuration's `hard_filters`: those
+        in force at the question's date in its jurisdiction, today's in every jurisdiction (the
+        baseline of a search box over the current code), or every version (no filter)."""
+        if cfg.hard_filters == "today":
+            return self.catalog.allowed(date.today(), None, authorities)
+        if cfg.hard_filters == "none":
+            return self.catalog.allowed(None, None, authorities)
+        return self.catalog.allowed(as_of, jurisdiction, authorities)
 
     def _rerank(
         self, query: PlaneQuery, fused: list[FusedCandidate], depth: int, rrf_k: int

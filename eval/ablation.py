@@ -4,9 +4,12 @@
         --out DIR [--k 100] [--bootstrap 1000] [--seed 0]
 
 The configuration names are checked against `engine/configurations.toml` (and the planes they
-need against the snapshot) before any query runs. Each query goes through `Engine.ask` with its
-own `as_of` and `jurisdiction`; per configuration the runner writes `<out>/runs/<config>.trec`
-(docids are version ids, score = k + 1 - rank, the engine's final order) and
+need against the snapshot) before any query runs. Each query goes through `Engine.ask` with what
+a user gives: the question and the case date (`as_of`); the jurisdiction comes from the question
+or the engine's default. `--oracle-filters` also hands in the gold jurisdiction (the protocol of
+the first landing, kept for comparison); every report names its protocol. Per configuration
+the runner writes `<out>/runs/<config>.trec` (docids are version ids, score = k + 1 - rank,
+the engine's final order) and
 `<out>/runs/<config>.outputs.jsonl` (decision, reason, verdicts, confidence; the format of
 `structfirst.eval.metrics.load_outputs`). The metrics are computed from those files with
 `structfirst.eval.metrics`, overall and per query type with bootstrap CIs, version facts taken
@@ -14,7 +17,8 @@ from the snapshot; each configuration is compared (paired randomization test) wi
 before it and with the baseline (H0 when run, else the first). `structfirst.eval.report` writes
 `metrics.json` and `report.md`.
 
-The runner tunes nothing: configurations run exactly as the table defines them.
+The runner tunes nothing: configurations run exactly as the table defines them, and the
+report prints each one's tuning record from the table (which setting, chosen on which split, how).
 """
 
 from __future__ import annotations
@@ -49,6 +53,12 @@ DEFAULT_K = 100
 BASELINE = "H0"
 CALIBRATION_METRICS = ("ece", "brier", "aurc", "selective_accuracy@90", "coverage@95")
 NO_CONFIDENCE = "not applicable: no calibrated confidence (decision.confidence is None)"
+PROTOCOLS = {
+    "user": "the engine receives the question and the case date (as_of) only; the jurisdiction "
+    "comes from the question or the engine's default",
+    "oracle-filters": "the engine receives the question, the case date and the gold "
+    "jurisdiction of each query (oracle hard filters)",
+}
 # the query set's rule names -> the rule library's rule ids whose verdict answers them
 RULE_IDS = {
     "Avoidable547b": "s547.b",
@@ -138,9 +148,12 @@ def output_record(qid: str, bundle: EvidenceBundle) -> dict[str, Any]:
     }
 
 
-def _ask(engine: Engine, q: Query, cfg: EngineConfig, k: int) -> EvidenceBundle:
+def _ask(
+    engine: Engine, q: Query, cfg: EngineConfig, k: int, oracle_filters: bool
+) -> EvidenceBundle:
+    jurisdiction = q.jurisdiction if oracle_filters else None
     try:
-        return engine.ask(q.question, as_of=q.as_of, jurisdiction=q.jurisdiction, config=cfg, k=k)
+        return engine.ask(q.question, as_of=q.as_of, jurisdiction=jurisdiction, config=cfg, k=k)
     except ValueError as exc:
         raise AblationError(f"query {q.qid} under {cfg.name}: {exc}") from None
 
@@ -152,6 +165,7 @@ def run_configuration(
     runs_dir: Path,
     k: int = DEFAULT_K,
     progress: Progress | None = None,
+    oracle_filters: bool = False,
 ) -> ConfigRun:
     """Ask every query under `cfg`; write its TREC run and outputs files. One untimed warm-up
     ask (the first answerable query) loads the configuration's planes and reranker first, so
@@ -162,14 +176,14 @@ def run_configuration(
     with_confidence = 0
     warm_up = next((q for q in queries if q.answerable), queries[0] if queries else None)
     if warm_up is not None:
-        _ask(engine, warm_up, cfg, k)
+        _ask(engine, warm_up, cfg, k, oracle_filters)
     started = time.perf_counter()
     with (
         run_file.open("w", encoding="utf-8") as run_fh,
         outputs_file.open("w", encoding="utf-8") as out_fh,
     ):
         for q in queries:
-            bundle = _ask(engine, q, cfg, k)
+            bundle = _ask(engine, q, cfg, k, oracle_filters)
             seen: set[str] = set()
             for cand in bundle.candidates:
                 if cand.version_id in seen:
@@ -269,6 +283,7 @@ def run_ablation(
     seed: int = 0,
     progress: bool = True,
     console: Console | None = None,
+    oracle_filters: bool = False,
 ) -> dict[str, Any]:
     """Run the ablation and return everything `metrics.json` holds (the caller writes it)."""
     configs = select_configurations(config_names)
@@ -302,12 +317,15 @@ def run_ablation(
     )
     with bar:
         for cfg in configs:
-            config_runs.append(run_configuration(engine, queries, cfg, runs_dir, k, bar))
+            config_runs.append(
+                run_configuration(engine, queries, cfg, runs_dir, k, bar, oracle_filters)
+            )
     run_seconds = time.perf_counter() - started
     summaries, comparisons = evaluate_runs(
         queries, config_runs, engine.snapshot.store_path, n_boot, seed
     )
     splits = sorted({q.split or "unsplit" for q in queries})
+    protocol = "oracle-filters" if oracle_filters else "user"
     return {
         "header": {
             "snapshot_id": engine.snapshot.snapshot_id,
@@ -326,11 +344,8 @@ def run_ablation(
             "seed": seed,
             "run_seconds": round(run_seconds, 1),
             "eval_seconds": round(time.perf_counter() - started - run_seconds, 1),
-            "tuning": (
-                "The runner tunes nothing: each configuration runs exactly as "
-                "engine/configurations.toml defines it. No "
-                f"{'/'.join(splits)}-split query or label was used to tune any configuration."
-            ),
+            "protocol": {"name": protocol, "description": PROTOCOLS[protocol]},
+            "tuning": {cr.config.name: cr.config.tuning for cr in config_runs},
             "rule_ids": RULE_IDS,
         },
         "configurations": {
@@ -340,6 +355,7 @@ def run_ablation(
                 "reranker": cr.config.reranker or None,
                 "fusion": cr.config.fusion,
                 "plane_weights": cr.config.plane_weights,
+                "hard_filters": cr.config.hard_filters,
                 "run_file": str(cr.run_file),
                 "outputs_file": str(cr.outputs_file),
                 "seconds": round(cr.seconds, 1),

@@ -1,9 +1,9 @@
 """The ablation report: `metrics.json` (everything the runner computed) and `report.md`.
 
 `report.md` opens with the provenance (snapshot, query set and its sha256, split, date,
-configurations, number of queries) and the tuning statement, then the headline table, one table
-per metric (query type x configuration, value with its 95% bootstrap CI), and the paired
-comparisons (difference, paired bootstrap CI, randomization-test p-value).
+configurations, number of queries), the protocol and the tuning record, then the headline
+table, one table per metric (query type x configuration, value with its 95% bootstrap CI), and
+the paired comparisons (difference, paired bootstrap CI, randomization-test p-value).
 """
 
 from __future__ import annotations
@@ -95,6 +95,16 @@ def headline_rows(result: dict[str, Any]) -> list[list[str]]:
     return rows
 
 
+def tuning_lines(tuning: dict[str, dict[str, dict[str, str]]]) -> list[str]:
+    """One bullet per tuned setting of each configuration, or a line saying none was tuned."""
+    lines = [
+        f"- {name}: `{setting}` chosen on the {rec['split']} split: {rec['procedure']}"
+        for name, settings in tuning.items()
+        for setting, rec in settings.items()
+    ]
+    return lines or ["- no setting of these configurations was tuned"]
+
+
 def render_markdown(result: dict[str, Any]) -> str:
     h, configs = result["header"], result["configurations"]
     names = list(configs)
@@ -118,7 +128,11 @@ def render_markdown(result: dict[str, Any]) -> str:
                           "computing the metrics"],
         ]),
         "",
-        f"**Tuning discipline.** {h['tuning']}",
+        f"**Protocol: {h['protocol']['name']}.** {h['protocol']['description']}.",
+        "",
+        "**Tuning record** (from `engine/configurations.toml`; the runner tunes nothing):",
+        "",
+        *tuning_lines(h["tuning"]),
         "",
         "## Configurations",
         "",

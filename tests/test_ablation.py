@@ -168,7 +168,9 @@ def test_report_names_snapshot_hash_split_and_configurations(evaluated, query_fi
     report = (evaluated / "report.md").read_text("utf-8")
     assert open_snapshot(index).snapshot_id in report
     assert hashlib.sha256(query_file.read_bytes()).hexdigest() in report
-    assert "No test-split query or label was used to tune" in report
+    assert "**Protocol: user.**" in report and "question and the case date" in report
+    assert "- no setting of these configurations was tuned" not in report  # fast has records
+    assert "`hierarchy_penalty` chosen on the train split" in report
     for cfg in select_configurations(CONFIGS.split(",")):
         assert cfg.description in report
     assert "### fast vs H0" in report and "p=" in report
@@ -199,8 +201,32 @@ def test_bad_input_is_a_clear_error_without_traceback(app, index, query_file, tm
     assert not out.exists()  # refused before anything ran
 
 
+def test_default_protocol_hands_in_no_gold_jurisdiction(app, index, tmp_path):
+    """A Title 11 question labeled with a jurisdiction it does not name: the user protocol
+    retrieves Title 11 for it; only the oracle protocol would filter it to nothing."""
+    question = _q("t-or-1", "Which debts obtained by fraud are excepted from discharge?",
+                  "lookup", "2014-03-01", [("/us/usc/t11/s523/a/2", 2)],
+                  jurisdiction="us-federal/cfpb")
+    queries = tmp_path / "q.jsonl"
+    queries.write_text(json.dumps(question) + "\n", "utf-8")
+    runs = {}
+    for flags in ([], ["--oracle-filters"]):
+        out = tmp_path / ("oracle" if flags else "user")
+        result = runner.invoke(app, [
+            "eval", "--index", str(index), "--queries", str(queries), "--configs", "H0",
+            "--out", str(out), "--bootstrap", "50", "--no-progress", *flags,
+        ], env={"COLUMNS": "200"})
+        assert result.exit_code == 0, result.output
+        header = json.loads((out / "metrics.json").read_text("utf-8"))["header"]
+        assert header["protocol"]["name"] == ("oracle-filters" if flags else "user")
+        runs[header["protocol"]["name"]] = (out / "runs" / "H0.trec").read_text("utf-8")
+    assert "/us/usc/t11/" in runs["user"]
+    assert runs["oracle-filters"] == ""  # no CFPB text in this index
+
+
 def test_unknown_configuration_names_the_known_ones():
-    with pytest.raises(AblationError, match=r"known in .*configurations.toml: H0, H1"):
+    known = r"known in .*configurations.toml: BM25-today, BM25-all, H0, H1"
+    with pytest.raises(AblationError, match=known):
         select_configurations(["H0", "nope"])
 
 

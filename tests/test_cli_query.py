@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -142,10 +142,10 @@ def test_ask_bad_index_names_the_path(app: typer.Typer, small_index: Path, tmp_p
 )
 def test_structfirst_command_exits_cleanly(small_index: Path, question: str, needle: str) -> None:
     """The installed `structfirst` entry point, in its own process."""
-    exe = shutil.which("structfirst")
-    assert exe, "the structfirst console script is not installed"
+    exe = Path(sys.executable).with_name("structfirst")  # the venv's script, not PATH's
+    assert exe.is_file(), f"the structfirst console script is not installed beside {sys.executable}"
     proc = subprocess.run(
-        [exe, "ask", question, "--index", str(small_index), "--config", "fast"],
+        [str(exe), "ask", question, "--index", str(small_index), "--config", "fast"],
         capture_output=True,
         text=True,
         env={**os.environ, "COLUMNS": "400"},

@@ -190,3 +190,22 @@ def test_federal_jurisdiction_admits_both(engine: Engine) -> None:
     )
     assert lease.candidates[0].node_id.startswith("/us/cfr/t12/")
     assert preference.candidates[0].node_id.startswith("/us/usc/t11/")
+
+
+def test_baseline_filters_today_and_none(engine: Engine) -> None:
+    """`BM25-today` searches today's versions in every jurisdiction whatever the question's
+    date; `BM25-all` searches every version; H0 keeps the as-of filter."""
+    question = "What was the §547(c)(9) threshold for a case filed in June 2011?"
+    today = {
+        c.version_id for c in engine.ask(question, config="BM25-today", k=100).candidates
+    }
+    unfiltered = engine.ask(question, config="BM25-all", k=100).candidates
+    as_of = engine.ask(question, config="H0", k=100).candidates
+    june_2011 = date(2011, 6, 15)
+    assert today and all(engine.catalog.versions[v].valid_at(date.today()) for v in today)
+    assert all(c.effective_from is None or date.fromisoformat(c.effective_from) <= june_2011
+               for c in as_of)
+    versions = {date.fromisoformat(c.effective_from).year for c in unfiltered
+                if c.node_id == "/us/usc/t11/s547/c/9" and c.effective_from}
+    assert len(versions) > 1  # several editions of § 547(c)(9) compete with no filter
+    assert {c.version_id for c in unfiltered} - engine.catalog.allowed(june_2011, "us-federal")

@@ -1,0 +1,58 @@
+"""The configuration table: inheritance, hard-filter modes and tuning records as data."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from structfirst.engine.configuration import load_configurations
+
+
+def _table(tmp_path: Path, body: str) -> Path:
+    path = tmp_path / "configurations.toml"
+    path.write_text(body, "utf-8")
+    return path
+
+
+def test_packaged_table_loads_and_no_setting_was_tuned_on_test() -> None:
+    table = load_configurations()
+    assert {"BM25-today", "BM25-all", "H0", "H4", "full", "fast"} <= set(table)
+    for cfg in table.values():
+        assert all(rec["split"] in ("train", "dev") for rec in cfg.tuning.values()), cfg.name
+    assert table["BM25-today"].hard_filters == "today"
+    assert table["BM25-all"].hard_filters == "none"
+    assert table["H0"].hard_filters == "as_of"
+
+
+def test_extends_starts_from_the_parent_and_overrides_it(tmp_path: Path) -> None:
+    table = load_configurations(_table(tmp_path, """
+[base]
+description = "b"
+planes = ["lexical", "graph"]
+hierarchy_penalty = 2
+tuning.hierarchy_penalty = { split = "dev", procedure = "grid 0..5 on dev nDCG@10" }
+
+[child]
+description = "c"
+extends = "base"
+planes = ["lexical"]
+"""))
+    child = table["child"]
+    assert child.planes == ("lexical",) and child.hierarchy_penalty == 2
+    assert child.tuning["hierarchy_penalty"]["split"] == "dev"
+
+
+@pytest.mark.parametrize(("body", "message"), [
+    ('tuning.rrf_k = { split = "test", procedure = "grid" }\nrrf_k = 30',
+     r"\[x\]: tuning.rrf_k: split 'test' is not a tuning split"),
+    ('tuning.rrf_k = { split = "dev", procedure = "grid" }',
+     "tuning.rrf_k: names a setting the configuration does not set"),
+    ('rrf_k = 30\ntuning.rrf_k = { split = "dev" }', "needs exactly the keys"),
+    ('hard_filters = "yesterday"', "hard_filters must be one of"),
+    ('extends = "nowhere"', "extends 'nowhere', which is unknown or a cycle"),
+    ('extends = "x"', "extends 'x', which is unknown or a cycle"),
+])
+def test_bad_entries_are_refused_naming_the_entry(tmp_path: Path, body: str, message: str) -> None:
+    path = _table(tmp_path, f'[x]\ndescription = "x"\nplanes = ["lexical"]\n{body}\n')
+    with pytest.raises(ValueError, match=message):
+        load_configurations(path)
