@@ -15,9 +15,11 @@ What it does:
    the section of its first primary label (only empty ones; idempotent).
 3. Generates the templated queries (`templated.jsonl`) from the versioned structure with
    paraphrase templates that do not copy a provision's own wording.
-4. Adds to definition queries the DefinedTerm node of each defined primary (grade 1), fills
-   `valid_from`/`valid_to` of every label, and writes `all.jsonl`, the provision-grouped
-   `train/dev/test.jsonl` splits and `stats.json` (counts per type x split).
+4. Applies the adjudicated label changes of `adjudications.json` (disagreements with the
+   independent second labeler, each resolved by reading the provision), adds the §104 table
+   of adjusted amounts to queries citing §104, fills `valid_from`/`valid_to` of every label,
+   and writes `all.jsonl`, the provision-grouped `train/dev/test.jsonl` splits and
+   `stats.json` (counts per type x split).
 
 `structfirst.eval.query_set.fill_version_intervals` refreshes the intervals from a built
 snapshot should its versioning differ from the one read here.
@@ -1305,18 +1307,31 @@ def validate(cv: CorpusView, queries: list[Query], fill_why: bool = False) -> li
     return errors
 
 
+def apply_adjudications(queries: list[Query], path: Path) -> list[str]:
+    """Set the grade of each adjudicated label (adding it when absent); errors name the qid.
+    Labels come from reading the provision, never from the project's linkers: no DefinedTerm
+    node (made by our own term linker) is a label; definitions grade the defining provision."""
+    by_qid = {q.qid: q for q in queries}
+    errors = []
+    for qid, changes in json.loads(path.read_text("utf-8")).items():
+        q = by_qid.get(qid)
+        if q is None:
+            errors.append(f"{path.name}: {qid}: no such query")
+            continue
+        for change in changes:
+            lab = next((lab for lab in q.labels if lab.id == change["id"]), None)
+            if lab is None:
+                q.labels.append(Label(change["id"], change["grade"], change["why"]))
+            else:
+                lab.grade, lab.why = change["grade"], change["why"]
+    return errors
+
+
 def complete_labels(cv: CorpusView, queries: list[Query]) -> None:
-    """Fill each label's version interval at as_of; give definition queries the DefinedTerm
-    node of each defined primary, and queries citing §104 its table of adjusted amounts (the
-    note, once there is one), as supporting labels."""
+    """Fill each label's version interval at as_of; give queries citing §104 its table of
+    adjusted amounts (the note, once there is one) as a supporting label."""
     for q in queries:
-        if q.type == "definition":
-            have = {lab.id for lab in q.labels}
-            for lab in list(q.labels):
-                term = cv.term_of.get(lab.id)
-                if lab.grade == 2 and term and term not in have and cv.resolve(term, q.as_of):
-                    q.labels.append(Label(term, 1, f"the defined term of {lab.id}"))
-                    have.add(term)
+        q.labels = [lab for lab in q.labels if "/term/" not in lab.id]
         if any(lab.id == "/us/usc/t11/s104" for lab in q.labels) and cv.resolve(
             ADJUSTMENT_NOTE, q.as_of
         ):
@@ -1429,6 +1444,9 @@ def build(out_dir: Path = QUERIES_DIR, check_only: bool = False, fill_why: bool 
     if fill_why and not check_only:
         dump_queries(hand, hw_path)  # the source file keeps its labels as written
     everything = hand + templ
+    errors = apply_adjudications(everything, out_dir / "adjudications.json")
+    if errors:
+        raise SystemExit("adjudications do not apply:\n  " + "\n  ".join(errors))
     complete_labels(cv, everything)
     assign_splits(everything, seed)
     stats = {

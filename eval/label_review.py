@@ -1,11 +1,13 @@
-"""Second labeling pass by a different method, and Cohen's kappa against the first pass.
+"""A baseline relabeling method (TF-IDF and keyword routing), and its kappa against the labels.
 
     python -m structfirst.eval.label_review        # writes data/queries/review.json
 
-The first pass is the labels in `data/queries/all.jsonl` (hand-written, or templated from
-hand-made paraphrase tables). This second pass never reads those labels. For each of 100
-queries drawn at random (seeded, stratified by query type) it derives a primary citation, or
-an abstention, from the question text, its date and its jurisdiction only, by rules:
+The labels are those in `data/queries/all.jsonl`. This method never reads them, but it reads
+each query's gold jurisdiction (rule 2), so its other-jurisdiction abstentions agree by
+construction: it is a baseline, not an independent labeler (that is
+`structfirst.eval.independent_labels`). For each of 100 queries drawn at random (seeded,
+stratified by query type) it derives a primary citation, or an abstention, from the question
+text, its date and its jurisdiction only, by rules:
 
 1. An explicit citation in the question (`§ 547(c)(12)`, `11 U.S.C. 547(j)`, `12 CFR 1013.15`,
    `Regulation B § 1002.19`) is resolved: no such node in any version -> abstain
