@@ -67,7 +67,7 @@ _OWNER = (r"(?:(?:the|an?|its|his|her|their|the\s+debtor" + _APOS + r"?s|(?:her|
 _WHEN = r"(?:(?:[A-Z][a-z]+\s+)?\d{4}\s+)?"  # "the May 2010 filing"
 _ANCHOR = (
     r"(?P<anchor>" + _OWNER + _WHEN +
-    r"(?:(?P<relief>(?:bankruptcy\s+)?(?:entry\s+of\s+the\s+)?order\s+for\s+relief)|"
+    r"(?:(?P<relief>(?:entry\s+of\s+the\s+)?order\s+for\s+relief)|"
     r"(?:(?:bankruptcy|chapter\s+\d+)\s+)?(?:filing(?:\s+date)?|petition(?:\s+date)?|"
     r"bankruptcy(?:\s+(?:filing|petition|case))?|case\s+(?:was\s+)?filed|"
     r"date\s+of\s+(?:the\s+)?(?:filing|petition)(?:\s+of\s+the\s+petition)?|"

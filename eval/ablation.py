@@ -49,18 +49,6 @@ DEFAULT_K = 100
 BASELINE = "H0"
 CALIBRATION_METRICS = ("ece", "brier", "aurc", "selective_accuracy@90", "coverage@95")
 NO_CONFIDENCE = "not applicable: no calibrated confidence (decision.confidence is None)"
-# the query set's rule names -> the rule library's rule ids whose verdict answers them
-RULE_IDS = {
-    "Avoidable547b": "s547.b",
-    "Excepted547c9": "s547.c.9",
-    "OrdinaryCourse547c2": "s547.c.2",
-    "Insider101_31": "s101.31",
-    "Chapter13Eligible109e": "s109.e.eligible",
-    "InvoluntaryPetition303b": "s303.b",
-    "WagePriority507a4": "s507.a.4.cap",
-    "LuxuryPresumption523a2C": "s523.a.2.C.luxury",
-    "CashAdvancePresumption523a2C": "s523.a.2.C.cash",
-}
 # the index sub-directory a plane or reranker needs in the snapshot
 _TRI = {"true": True, "false": False, "undetermined": "undetermined"}
 
@@ -113,8 +101,8 @@ def check_indexes(engine: Engine, configs: Sequence[EngineConfig]) -> None:
 
 
 def bundle_verdicts(verdicts: Sequence[dict[str, Any]]) -> dict[str, bool | str]:
-    """The bundle's rule verdicts under the query set's rule names (a rule the engine decided
-    at top level wins over the same rule seen only as support of another)."""
+    """The bundle's rule verdicts by rule id, the ids the query set's labels use (a rule the
+    engine decided at top level wins over the same rule seen only as support of another)."""
     by_id: dict[str, bool | str] = {}
     for v in verdicts:
         for sub in (v.get("supporting") or {}).values():
@@ -123,7 +111,7 @@ def bundle_verdicts(verdicts: Sequence[dict[str, Any]]) -> dict[str, bool | str]
     for v in verdicts:
         if v.get("kind") != "parameter" and v.get("verdict") in _TRI:
             by_id[v["rule"]] = _TRI[v["verdict"]]
-    return {name: by_id[rid] for name, rid in RULE_IDS.items() if rid in by_id}
+    return by_id
 
 
 def output_record(qid: str, bundle: EvidenceBundle) -> dict[str, Any]:
@@ -331,7 +319,6 @@ def run_ablation(
                 "engine/configurations.toml defines it. No "
                 f"{'/'.join(splits)}-split query or label was used to tune any configuration."
             ),
-            "rule_ids": RULE_IDS,
         },
         "configurations": {
             cr.config.name: {

@@ -13,6 +13,7 @@ Thresholds: with `index=DIR` the ingested §104 adjustments come from that snaps
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import threading
 from collections.abc import Iterable, Sequence
@@ -288,6 +289,12 @@ def default_vocabulary() -> Vocabulary:
 
 
 _VOCABULARY: dict[str, Vocabulary] = {}
+
+
+@functools.cache
+def library_rule_ids(root: Path = LIBRARY_ROOT) -> frozenset[str]:
+    """The rule ids the rule files under `root` declare (parsed only, not resolved)."""
+    return frozenset(d.id for path in sorted(root.rglob("*.rules")) for d in parse_file(path).rules)
 
 
 def default_library(index: Path | str | None = None) -> Library:
