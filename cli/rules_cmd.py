@@ -272,8 +272,7 @@ def facts_cmd(library: LibraryOpt = LIBRARY_ROOT) -> None:
         if spec.type is FactType.ENUM:
             for value in spec.values:
                 typer.echo(f"  - {value}: {spec.value_meanings.get(value, '')}")
-        if spec.derived is not None:
-            d = spec.derived
+        for d in spec.derived:
             how = (f"days between {d.days_between[0]} and {d.days_between[1]}" if d.days_between
                    else f"{d.value} when " + ", ".join(f"{n} = {v}" for n, v in d.when))
             typer.echo(f"  derived: {how}")

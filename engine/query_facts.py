@@ -20,7 +20,8 @@ rather than state it.
 - derived: `days_between` declarations, from two dates the question gives.
 
 Two different values for one fact drop both (a warning says so). Every step is linear in the
-question's length: look-behind windows are bounded and sentence bounds are found by bisection.
+question's length: look-behind windows are bounded, the words before amounts are found in one
+pass per pattern, and sentence bounds are found by bisection.
 """
 
 from __future__ import annotations
@@ -35,12 +36,11 @@ from structfirst.engine.query_dates import DateMention, Span
 from structfirst.rules.fact_schema import MACROS, FactSpec, FactType, Vocabulary, expand_pattern
 
 NUM = MACROS["{NUM}"]
-_BEFORE_WINDOW = 120  # characters a "before" pattern may look back
 _BOUND = re.compile(
     r"(?:less\s+than|more\s+than|fewer\s+than|greater\s+than|at\s+least|at\s+most|up\s+to|"
     r"no\s+more\s+than|no\s+less\s+than|not\s+more\s+than|not\s+less\s+than|under|over|"
     r"below|above|within|exceeding|exceeds?|maximum\s+of|minimum\s+of|about|approximately|"
-    r"around|roughly|nearly|almost|<|>|≤|≥)\s*$",
+    r"around|roughly|nearly|almost|<|>|≤|≥)\s*",
     re.I,
 )
 # a statement of when something happened, not a bound to test: "earned within 60 days before"
@@ -182,7 +182,7 @@ class FactReader:
         default_duration, date_roles, derived = None, {}, []
         for spec in self.vocabulary.values():
             st = spec.stated
-            if spec.derived is not None and spec.derived.days_between is not None:
+            if spec.days_between is not None:
                 derived.append(spec)
             if spec.type in (FactType.BOOL, FactType.ENUM) and st.get("values"):
                 parts, values = [], []
@@ -195,9 +195,9 @@ class FactReader:
                                        tuple(h.lower() for h in st.get("hints", ())),
                                        st.get("context") == "bankruptcy"))
             elif spec.type is FactType.AMOUNT:
-                after += [(spec, re.compile(expand_pattern(p), re.I)) for p in st.get("after", ())]
-                before += [(spec, re.compile("(?:" + expand_pattern(p) + r")\s*$", re.I))
-                           for p in st.get("before", ())]
+                after += [(spec, expand_pattern(p)) for p in st.get("after", ())]
+                before += [(spec, re.compile("(?:" + expand_pattern(p) + r")\s*(?=\$|USD|\d)",
+                                             re.I)) for p in st.get("before", ())]
             elif spec.type is FactType.COUNT:
                 rx = _wrx("|".join(expand_pattern(p).replace("(?P<n>", f"(?P<n{i}>")
                                    for i, p in enumerate(st.get("patterns", ()))))
@@ -209,7 +209,9 @@ class FactReader:
                     keywords.append((spec, re.compile(expand_pattern(p), re.I)))
             elif spec.type is FactType.DATE and st.get("role"):
                 date_roles[st["role"]] = spec
-        self._compiled = {"choices": choices, "after": after, "before": before,
+        after_rx = re.compile("|".join(f"(?P<a{i}>{p})" for i, (_, p) in enumerate(after)), re.I)
+        self._compiled = {"choices": choices, "after": (after_rx, [s for s, _ in after]),
+                          "before": before,
                           "counts": counts, "keywords": keywords, "default": default_duration,
                           "dates": date_roles, "derived": derived}
         return self._compiled
@@ -219,6 +221,11 @@ class FactReader:
         """The facts `q` states, one value each, in order of position, and the warnings."""
         c = self._compile()
         sentences = _Sentences(q)
+        bounds = {m.end() for m in _BOUND.finditer(q)}  # where a bounded number would start
+
+        def bounded(span: Span) -> bool:
+            return span[0] in bounds or bool(_BOUND_AFTER.match(q, span[1]))
+
         low = q.lower()
         found: list[QueryFact] = []
 
@@ -228,22 +235,26 @@ class FactReader:
             found.append(QueryFact(spec.name, value, spec.type.value, span, q[span[0]:span[1]],
                                    spec.unit, **kw))
 
-        for m in AMOUNT_RE.finditer(q):
+        amounts = [m for m in AMOUNT_RE.finditer(q) if not bounded(m.span())]
+        after_rx, after_specs = c["after"]
+        before: dict[int, FactSpec] = {}  # where an amount starts -> the fact the words before
+        if amounts:  # say (one pass per pattern; the first declared wins)
+            for spec, rx in reversed(c["before"]):
+                for bm in rx.finditer(q):
+                    before[bm.end()] = spec
+        for m in amounts:
             span = m.span()
-            if _bounded(q, span):
-                continue
-            s0, _ = sentences.bounds(span[0])
-            spec = next((s for s, rx in c["after"] if rx.match(q, span[1])), None)
+            am = after_rx.match(q, span[1])
+            spec = after_specs[int(am.lastgroup[1:])] if am and am.lastgroup else None
             if spec is None:
-                lo = max(s0, span[0] - _BEFORE_WINDOW)
-                spec = next((s for s, rx in c["before"] if rx.search(q, lo, span[0])), None)
+                spec = before.get(span[0])
             if spec is not None:
                 add(spec, _amount_value(m), span)
 
         for m in DURATION_RE.finditer(q):
             span = m.span()
             stated = bool(_STATED_WITHIN.search(q, max(0, span[0] - 40), span[0]))
-            if m["n2"] is None and _bounded(q, span) and not stated:
+            if m["n2"] is None and bounded(span) and not stated:
                 continue
             n, unit = (m["n"], m["unit"]) if m["n2"] is None else (m["n2"], m["unit2"])
             unit = unit.lower().rstrip("s")
@@ -257,7 +268,7 @@ class FactReader:
                 continue
             for m in rx.finditer(q):
                 grp = next(g for g in rx.groupindex if g.startswith("n") and m[g])
-                if (_bounded(q, m.span(grp)) or _BOUND_AFTER.match(q, m.end())
+                if (bounded(m.span(grp)) or _BOUND_AFTER.match(q, m.end())
                         or _RULE_LEAD.search(q, max(0, m.start() - 30), m.start())):
                     continue
                 add(spec, number_value(m[grp]), m.span())
@@ -322,8 +333,8 @@ def _derived(q: str, kept: list[QueryFact], specs: list[FactSpec]) -> list[Query
     by_name = {f.name: f for f in kept}
     out = []
     for spec in specs:
-        assert spec.derived is not None and spec.derived.days_between is not None
-        earlier, later = (by_name.get(n) for n in spec.derived.days_between)
+        assert spec.days_between is not None
+        earlier, later = (by_name.get(n) for n in spec.days_between)
         if spec.name in by_name or earlier is None or later is None:
             continue
         assert isinstance(earlier.value, date) and isinstance(later.value, date)
@@ -345,10 +356,6 @@ def _asked_not_asserted(q: str, span: Span, sentences: _Sentences, *,
         return False
     return not complement_only or bool(_COMPLEMENT_LEAD.search(q, max(s0, span[0] - 30),
                                                                span[0]))
-
-
-def _bounded(q: str, span: Span) -> bool:
-    return bool(_BOUND.search(q, max(0, span[0] - 30), span[0]) or _BOUND_AFTER.match(q, span[1]))
 
 
 def _amount_value(m: re.Match[str]) -> int | float:

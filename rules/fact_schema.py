@@ -79,11 +79,16 @@ class FactSpec:
     unit: str | None = None
     source: str = ""  # the clause the fact comes from
     value_meanings: Mapping[str, str] = field(default_factory=dict)
-    derived: Derivation | None = None
+    derived: tuple[Derivation, ...] = ()
     assume: Any = None  # closed-world default when unknown (None: open world)
     stated: Mapping[str, Any] = field(default_factory=dict)  # how a question states it
     file: str = ""
     line: int | None = None
+
+    @property
+    def days_between(self) -> tuple[str, str] | None:
+        """(earlier, later) when the fact is declared as the days between two dates."""
+        return next((d.days_between for d in self.derived if d.days_between), None)
 
     def expected(self) -> str:
         if self.type is FactType.ENUM:
@@ -197,13 +202,18 @@ def _spec_problem(name: str, body: Any) -> str | None:
             re.compile(expand_pattern(pats))
         except re.error as exc:
             return f"field stated.{key}: bad pattern {pats!r}: {exc}"
-    derived = body.get("derived")
-    if derived is not None and not (isinstance(derived, dict) and (
-            _pair(derived.get("days_between")) or ("value" in derived
-                                                   and isinstance(derived.get("when"), dict)))):
-        return ("field derived: write days_between = [EARLIER, LATER] or "
-                "value = V, when = { FACT = VALUE }")
+    for derived in _derivations(body):
+        if not (isinstance(derived, dict) and (
+                _pair(derived.get("days_between")) or ("value" in derived
+                                                       and isinstance(derived.get("when"), dict)))):
+            return ("field derived: write days_between = [EARLIER, LATER] or "
+                    "value = V, when = { FACT = VALUE } (or a list of them)")
     return None
+
+
+def _derivations(body: dict[str, Any]) -> list[Any]:
+    derived = body.get("derived")
+    return [] if derived is None else derived if isinstance(derived, list) else [derived]
 
 
 def _pair(x: Any) -> bool:
@@ -243,13 +253,9 @@ def expand_pattern(pattern: str) -> str:
 def _spec(name: str, body: dict[str, Any], file: str, line: int | None) -> FactSpec:
     ftype = FactType(body["type"])
     values = body.get("values") or {}
-    derived = body.get("derived")
-    deriv = None
-    if derived:
-        if "days_between" in derived:
-            deriv = Derivation(days_between=tuple(derived["days_between"]))
-        else:
-            deriv = Derivation(value=derived["value"], when=tuple(derived["when"].items()))
+    deriv = tuple(Derivation(days_between=tuple(d["days_between"])) if "days_between" in d
+                  else Derivation(value=d["value"], when=tuple(d["when"].items()))
+                  for d in _derivations(body))
     return FactSpec(name, ftype, " ".join(body["meaning"].split()), tuple(values),
                     body.get("unit", _DEFAULT_UNIT.get(ftype)), body.get("source", ""),
                     dict(values), deriv, body.get("assume"), dict(body.get("stated") or {}),
@@ -282,8 +288,7 @@ def read_fact_files(paths: Iterable[Path]) -> tuple[Vocabulary, list[Issue]]:
 
 
 def _derivation_problem(spec: FactSpec, facts: Mapping[str, FactSpec]) -> str | None:
-    d = spec.derived
-    if d is not None:
+    for d in spec.derived:
         if d.days_between is not None:
             bad = [n for n in d.days_between
                    if n not in facts or facts[n].type is not FactType.DATE]
@@ -421,14 +426,13 @@ def validate_facts(raw: Mapping[str, Any] | FactSet, vocabulary: Vocabulary, *,
             known[name] = coerced
     derived: dict[str, str] = {}
     for spec in vocabulary.values():
-        d = spec.derived
-        if d is None or d.days_between is None:
+        if spec.days_between is None:
             continue
-        a, b = (known.get(n) for n in d.days_between)
+        a, b = (known.get(n) for n in spec.days_between)
         if not (isinstance(a, date) and isinstance(b, date)):
             continue
         days = (b - a).days
-        earlier, later = d.days_between
+        earlier, later = spec.days_between
         if days < 0:
             problems.append(f"{earlier}: {a} is after {later} {b}")
         elif spec.name in known and known[spec.name] != days:
@@ -437,14 +441,16 @@ def validate_facts(raw: Mapping[str, Any] | FactSet, vocabulary: Vocabulary, *,
         elif spec.name not in known:
             known[spec.name] = days
             derived[spec.name] = f"{spec.name} = {days}, from {earlier} and {later}"
-    for spec in vocabulary.values():
-        d = spec.derived
-        if d is None or d.days_between is not None or spec.name in known:
-            continue
-        if all(name in known and known[name] == coerce(vocabulary[name], v) for name, v in d.when):
-            known[spec.name] = coerce(spec, d.value)  # type: ignore[assignment]
-            cond = " and ".join(f"{n} = {_shown(v)}" for n, v in d.when)
-            derived[spec.name] = f"{spec.name} = {_shown(d.value)}, since {cond}"
+    for _ in range(2):  # a derived value may meet another declaration's condition
+        for spec in vocabulary.values():
+            for d in spec.derived:
+                if d.days_between is not None or spec.name in known:
+                    continue
+                if all(name in known and known[name] == coerce(vocabulary[name], v)
+                       for name, v in d.when):
+                    known[spec.name] = coerce(spec, d.value)  # type: ignore[assignment]
+                    cond = " and ".join(f"{n} = {_shown(v)}" for n, v in d.when)
+                    derived[spec.name] = f"{spec.name} = {_shown(d.value)}, since {cond}"
     for spec in vocabulary.values():
         if spec.assume is not None and spec.name not in known:
             known[spec.name] = coerce(spec, spec.assume)  # type: ignore[assignment]
