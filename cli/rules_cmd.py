@@ -10,7 +10,7 @@ from typing import Annotated, Any
 
 import typer
 from structfirst.rules.evaluator import evaluate
-from structfirst.rules.fact_schema import VOCABULARY, FactError
+from structfirst.rules.fact_schema import FactError, FactType
 from structfirst.rules.library_loader import LIBRARY_ROOT, Library, load_library
 from structfirst.rules.lint import lint_library
 from structfirst.rules.parameters import ParamValue
@@ -30,11 +30,11 @@ IndexOpt = Annotated[
 ]
 
 
-def _load(library: Path, index: Path | None) -> Library:
+def _load(library: Path, index: Path | None, thresholds: list[Any] | None = None) -> Library:
     if not library.is_dir():
         typer.echo(f"error: rule library not found at {library}", err=True)
         raise typer.Exit(2)
-    return load_library(library, index=index)
+    return load_library(library, index=index, thresholds=thresholds)
 
 
 def _date(text: str | None, option: str) -> date | None:
@@ -255,11 +255,36 @@ def params(
             typer.echo(f"  on {day}: {shown}")
             continue
         for v in series.values:
-            typer.echo(f"  {v.start} .. {v.end or '':10}  {v.value:>12}  {v.origin:8}  {v.source}")
+            end = str(v.end) if v.end else ""
+            typer.echo(f"  {v.start} .. {end:10}  {v.value:>12}  {v.origin:8}  {v.source}")
 
 
 @app.command("facts")
-def facts_cmd() -> None:
-    """List the fact vocabulary rules may use."""
-    for spec in VOCABULARY.values():
-        typer.echo(f"{spec.name:38} {spec.expected():30.30} {spec.description}")
+def facts_cmd(library: LibraryOpt = LIBRARY_ROOT) -> None:
+    """List the facts the library declares (its facts.toml files): name, type, unit, meaning,
+    source clause, and an enumeration's values in full."""
+    lib = _load_facts(library)
+    for spec in lib.vocabulary.values():
+        unit = f" [{spec.unit}]" if spec.unit else ""
+        typer.echo(f"{spec.name}: {spec.type.value}{unit} - {spec.description}")
+        where = f"{lib.relative(spec.file)}:{spec.line}" if spec.line else lib.relative(spec.file)
+        typer.echo(f"  source {spec.source or '-'}  declared {where}")
+        if spec.type is FactType.ENUM:
+            for value in spec.values:
+                typer.echo(f"  - {value}: {spec.value_meanings.get(value, '')}")
+        for d in spec.derived:
+            how = (f"days between {d.days_between[0]} and {d.days_between[1]}" if d.days_between
+                   else f"{d.value} when " + ", ".join(f"{n} = {v}" for n, v in d.when))
+            typer.echo(f"  derived: {how}")
+        if spec.assume is not None:
+            typer.echo(f"  assumed {spec.assume} when not stated (closed world)")
+
+
+def _load_facts(library: Path) -> Library:
+    lib = _load(library, None, thresholds=[])
+    errors = [i for i in lib.issues if i.code.startswith("fact")]
+    for issue in errors:
+        typer.echo(str(issue), err=True)
+    if errors:
+        raise typer.Exit(1)
+    return lib

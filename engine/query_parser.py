@@ -25,15 +25,11 @@ What it extracts
 * seed citations (`Citation`), normalized to canonical ids; see
   `structfirst.engine.query_citations` for the forms read and the rule that places a bare
   "§ 547" (Title 11 when the question is about bankruptcy or names no other title).
-* facts (`QueryFact`), named in the rule engine's vocabulary `FACT_TYPES`. Where the words are
-  ambiguous nothing is extracted: an amount or duration with a bound ("less than $7,575",
-  "within 90 days", "more than a year") is no fact; two different values for one fact drop
-  both (a warning says so); a yes/no question *about* a fact ("Was the debtor insolvent?",
-  "Is the debtor's brother an insider?") does not assert it. Durations: weeks x 7, months x
-  30 ("three months before the bankruptcy" -> 90, `approximate=True`), years x 365. A
-  `filing_date`/`transfer_date` fact needs a single named day; when both are present and no
-  duration is given, `days_before_filing` is derived (`derived=True`, spanning both).
-  Relationship words (brother, director, ...) are read only in a bankruptcy question.
+* facts (`QueryFact`), the facts the rule library declares, read as its declarations say a
+  question states them (`structfirst.engine.query_facts`). Where the words are ambiguous
+  nothing is extracted: an amount or duration with a bound ("less than $7,575", "within 90
+  days") is no fact; two different values for one fact drop both (a warning says so); a
+  yes/no question *about* a fact ("Was the debtor insolvent?") does not assert it.
 * predicates (`Predicate`), normalized to PREDICATES; `predicate` is the first one that fits
   the query type (see `_TYPE_PREDICATE`), else the first one found, else None.
 * defined terms (`TermMention`): quoted terms ('insider', "consumer debt"), the X of "what
@@ -77,9 +73,11 @@ from structfirst.engine.query_citations import (
     normalize_jurisdiction,
 )
 from structfirst.engine.query_dates import DateMention, QueryError, Span, find_dates
+from structfirst.engine.query_facts import FactReader, QueryFact
+from structfirst.rules.fact_schema import Vocabulary
+from structfirst.rules.library_loader import default_vocabulary
 
 __all__ = [
-    "FACT_TYPES",
     "MAX_QUESTION_CHARS",
     "PREDICATES",
     "QUERY_TYPES",
@@ -100,43 +98,6 @@ __all__ = [
 
 MAX_QUESTION_CHARS = 10_000
 
-# The facts the rule engine consumes: name -> type.
-FACT_TYPES: dict[str, str] = {
-    "transfer_amount": "amount",
-    "days_before_filing": "days",
-    "filing_date": "date",
-    "transfer_date": "date",
-    "creditor_is_insider": "bool",
-    "debtor_consumer_debts": "bool",
-    "debtor_kind": "enum",
-    "debtor_insolvent": "bool",
-    "antecedent_debt": "bool",
-    "ordinary_course_payment": "bool",
-    "relationship": "enum",
-    "noncontingent_unsecured_debts": "amount",
-    "secured_debts": "amount",
-    "unsecured_claims_total": "amount",
-    "wage_claim_amount": "amount",
-    "days_wages_earned_before_filing": "days",
-    "luxury_goods_amount": "amount",
-    "cash_advance_amount": "amount",
-    "days_luxury_before_relief": "days",
-    "days_cash_advance_before_relief": "days",
-    "petitioning_creditors": "count",
-    "creditor_count": "count",
-}
-ENUM_VALUES: dict[str, tuple[str, ...]] = {
-    "debtor_kind": ("individual", "corporation", "partnership", "municipality"),
-    "relationship": (
-        "relative",
-        "general_partner",
-        "director",
-        "officer",
-        "person_in_control",
-        "affiliate",
-        "none",
-    ),
-}
 PREDICATES = (
     "avoid",
     "minimum",
@@ -158,7 +119,6 @@ QUERY_TYPES = (
     "jurisdiction_comparison",
 )
 APPLICATION_PREDICATES = frozenset({"avoid", "dischargeability", "eligibility", "priority"})
-_UNIT = {"amount": "USD", "days": "days"}
 
 
 # --- result types -------------------------------------------------------------------------
@@ -181,18 +141,6 @@ class AsOf:
     granularity: str  # "day" | "month" | "year" | "today"
     period_start: date
     period_end: date  # inclusive
-
-
-@dataclass(frozen=True, slots=True)
-class QueryFact:
-    name: str  # one of FACT_TYPES
-    value: int | float | bool | str | date
-    type: str  # "amount" | "days" | "date" | "bool" | "enum" | "count"
-    span: Span
-    text: str
-    unit: str | None = None  # "USD" for amounts, "days" for durations
-    approximate: bool = False  # a month or year converted to days
-    derived: bool = False  # computed from other facts (days_before_filing from two dates)
 
 
 @dataclass(frozen=True, slots=True)
@@ -257,48 +205,6 @@ def _jsonable(obj: Any) -> Any:
     return obj
 
 
-# --- numbers --------------------------------------------------------------------------------
-
-_SMALL = {
-    "zero": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
-    "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13,
-    "fourteen": 14, "fifteen": 15, "sixteen": 16, "seventeen": 17, "eighteen": 18,
-    "nineteen": 19,
-}  # fmt: skip
-_TENS = {
-    "twenty": 20,
-    "thirty": 30,
-    "forty": 40,
-    "fifty": 50,
-    "sixty": 60,
-    "seventy": 70,
-    "eighty": 80,
-    "ninety": 90,
-}
-_W_SMALL = "|".join(sorted(_SMALL, key=len, reverse=True))
-_W_TENS = "|".join(_TENS)
-_W_99 = rf"(?:(?:{_W_TENS})(?:[\s-](?:{_W_SMALL}))?|{_W_SMALL})"
-NUM = rf"(?:\d{{1,3}}(?:,\d{{3}})+|\d+|(?:a|an|one|two|three)\s+hundred(?:\s+(?:and\s+)?{_W_99})?|{_W_99}|an?)"  # noqa: E501
-
-
-def _num(text: str) -> int:
-    t = " ".join(text.lower().replace("-", " ").split())
-    if re.fullmatch(r"[\d,]+", t):
-        return int(t.replace(",", ""))
-    if t in ("a", "an"):
-        return 1
-    total = 0
-    words = t.split()
-    if "hundred" in words:
-        i = words.index("hundred")
-        head = words[:i]
-        total = 100 * (1 if head in (["a"], ["an"]) else _SMALL[head[0]])
-        words = [w for w in words[i + 1 :] if w != "and"]
-    for w in words:
-        total += _TENS.get(w, 0) + _SMALL.get(w, 0)
-    return total
-
-
 def _wrx(pattern: str) -> re.Pattern[str]:
     """Compile with a leading word-start lookahead outside the alternation (every alternative
     starts a word), so that the engine skips other positions quickly."""
@@ -308,21 +214,6 @@ def _wrx(pattern: str) -> re.Pattern[str]:
 # Cheap substring prefilters (on the lower-cased question): a pattern runs only when one of
 # its hints occurs. A hint list must be a superset of what the pattern can match.
 _HINTS: dict[str, tuple[str, ...]] = {
-    "petitioning_creditors": ("creditor",),
-    "creditor_count": ("creditor",),
-    "creditor_is_insider": ("insider", "outside", "unrelated", "arm", "unaffiliated"),
-    "debtor_consumer_debts": ("consumer", "business"),
-    "debtor_insolvent": ("solvent", "insolvency"),
-    "ordinary_course_payment": ("ordinary", "regular", "routine", "unusual", "irregular"),
-    "debtor_kind": (
-        "individual",
-        "corporat",
-        "llc",
-        "partnership",
-        "municipal",
-        "chapter",
-        "limited liability",
-    ),
     "comparison": ("compar", "differ", "versus", "vs", "contrast", "chang"),
     "avoid": ("avoid", "recover", "claw", "set aside", "preferen", "excepted", "exception"),
     "dischargeability": ("discharg",),
@@ -339,267 +230,6 @@ def _hinted(name: str, low: str) -> bool:
     hints = _HINTS.get(name)
     return hints is None or any(h in low for h in hints)
 
-
-# --- fact patterns ----------------------------------------------------------------------
-
-_APOS = "['’]"
-_BOUND = re.compile(
-    r"(?:less\s+than|more\s+than|fewer\s+than|greater\s+than|at\s+least|at\s+most|up\s+to|"
-    r"no\s+more\s+than|no\s+less\s+than|not\s+more\s+than|not\s+less\s+than|under|over|"
-    r"below|above|within|exceeding|exceeds?|maximum\s+of|minimum\s+of|about|approximately|"
-    r"around|roughly|nearly|almost|<|>|≤|≥)\s*$",
-    re.I,
-)
-# "does it need three petitioning creditors?": the rule's number, not a fact
-_RULE_LEAD = re.compile(r"\b(?:need|needs|require|requires|required|must\s+(?:have|be))\s+$", re.I)
-_BOUND_AFTER = re.compile(r"\s*(?:or\s+(?:more|less|fewer|greater|over|under|longer|so)|\+)", re.I)
-
-AMOUNT_RE = re.compile(
-    r"(?<![\w$])(?:\$|USD\s?)\s?(?P<num>\d{1,3}(?:,\d{3})+|\d+)(?P<dec>\.\d{1,2})?"
-    r"(?:\s*(?P<mult>k|thousand|million|mm|m|billion|bn)\b)?"
-    r"|(?<![\w$.,])(?P<num2>\d{1,3}(?:,\d{3})+|\d+)(?P<dec2>\.\d{1,2})?\s+(?:dollars|USD)\b",
-    re.I,
-)
-_MULT = {
-    "k": 1_000,
-    "thousand": 1_000,
-    "m": 1_000_000,
-    "mm": 1_000_000,
-    "million": 1_000_000,
-    "billion": 1_000_000_000,
-    "bn": 1_000_000_000,
-}
-
-# what an amount is of: the words right after it (tighter), else the words right before it
-_AMOUNT_AFTER: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
-    (name, re.compile(rx, re.I))
-    for name, rx in (
-        ("luxury_goods_amount", r"\s*(?:(?:worth|in|of|for|on)\s+)?(?:\w+\s+){0,2}?luxur(?:y|ies)"),
-        ("cash_advance_amount", r"\s*(?:(?:in|of|for)\s+)?(?:an?\s+)?cash\s+advances?"),
-        (
-            "wage_claim_amount",
-            r"\s*(?:(?:in|of|for)\s+)?(?:unpaid\s+|earned\s+|back\s+|owed\s+)?"
-            r"(?:wages?|salar(?:y|ies)|commissions|wage\s+claims?)\b",
-        ),
-        (
-            "noncontingent_unsecured_debts",
-            r"\s*(?:(?:in|of)\s+)?(?:non-?contingent|liquidated)[\w\s,-]{0,30}?unsecured\s+debts?",
-        ),
-        ("noncontingent_unsecured_debts", r"\s*(?:(?:in|of)\s+)?unsecured\s+debts?"),
-        (
-            "secured_debts",
-            r"\s*(?:(?:in|of)\s+)?(?:(?:non-?contingent|liquidated),?\s+){0,2}secured\s+debts?",
-        ),
-        ("unsecured_claims_total", r"\s*(?:(?:in|of)\s+)?(?:[\w,-]+\s+){0,3}?unsecured\s+claims?"),
-        (
-            "transfer_amount",
-            r"\s*(?:invoices?|bills?|payments?|transfers?|preferen(?:ce|tial\s+payment)|"
-            r"repayments?|loan\s+repayment|check|wire)\b",
-        ),
-    )
-)
-_AMOUNT_BEFORE: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
-    (name, re.compile(r"(?:" + rx + r")\s*$", re.I))
-    for name, rx in (
-        (
-            "luxury_goods_amount",
-            r"\bluxur(?:y|ies)(?:\s+goods)?(?:\s+or\s+services)?\s+(?:worth|totall?ing|valued\s+at|"
-            r"costing|of|for|amounting\s+to)",
-        ),
-        ("cash_advance_amount", r"\bcash\s+advances?\s+(?:totall?ing|worth|of|for|amounting\s+to)"),
-        (
-            "wage_claim_amount",
-            r"\b(?:wages?|salar(?:y|ies)|commissions|wage\s+claims?)\s+(?:totall?ing|of|worth|"
-            r"amounting\s+to)",
-        ),
-        (
-            "noncontingent_unsecured_debts",
-            r"\bunsecured\s+debts?\s+(?:totall?ing|of|amounting\s+to|aggregating)",
-        ),
-        (
-            "secured_debts",
-            r"(?<!un)\bsecured\s+debts?\s+(?:totall?ing|of|amounting\s+to|aggregating)",
-        ),
-        (
-            "unsecured_claims_total",
-            r"\bunsecured\s+claims?\s+(?:totall?ing|of|amounting\s+to|aggregating|in\s+the\s+"
-            r"aggregate\s+of)",
-        ),
-        (
-            "transfer_amount",
-            r"\b(?:paid|pays|repaid|prepaid|transferred|paying)(?:\s+[\w'’-]+){0,3}|"
-            r"\b(?:transfer|payment|preference|repayment)\s+of",
-        ),
-    )
-)
-
-DURATION_RE = re.compile(
-    rf"\b(?P<n>{NUM})[\s-]+(?P<unit>days?|weeks?|months?|years?)\s+"
-    r"(?:(?P<rel>before|prior\s+to|preceding|ahead\s+of)\s+(?P<anchor>"
-    r"(?:the\s+|an?\s+|its\s+|his\s+|her\s+|their\s+|the\s+debtor" + _APOS + r"?s\s+)?"
-    r"(?:(?P<relief>(?:entry\s+of\s+the\s+)?order\s+for\s+relief)|"
-    r"(?:(?:bankruptcy|chapter\s+\d+)\s+)?(?:filing(?:\s+date)?|petition(?:\s+date)?|"
-    r"bankruptcy(?:\s+(?:filing|petition|case))?|case\s+(?:was\s+)?filed|"
-    r"date\s+of\s+(?:the\s+)?(?:filing|petition)(?:\s+of\s+the\s+petition)?|"
-    r"commencement\s+of\s+the\s+case|"
-    r"(?:it|he|she|they|the\s+debtor|the\s+company|the\s+debtors)\s+filed)))"
-    r"|(?P<pre>pre-?petition|before\s+bankruptcy))",
-    re.I,
-)
-_DURATION_HINT = re.compile(r"(?:day|week|month|year)s?\s+(?:before|prior|preced|ahead|pre)")
-_UNIT_DAYS = {"day": 1, "week": 7, "month": 30, "year": 365}
-_DAYS_KEYWORDS: tuple[tuple[str, re.Pattern[str]], ...] = (
-    (
-        "days_wages_earned_before_filing",
-        re.compile(r"\b(?:wages?|earned|salar(?:y|ies)|commissions)\b", re.I),
-    ),
-    ("days_luxury_before_relief", re.compile(r"\bluxur(?:y|ies)\b", re.I)),
-    ("days_cash_advance_before_relief", re.compile(r"\bcash\s+advances?\b", re.I)),
-)
-
-COUNT_RES: tuple[tuple[str, re.Pattern[str]], ...] = (
-    (
-        "petitioning_creditors",
-        _wrx(
-            rf"(?P<n>{NUM})\s+(?:petitioning\s+creditors|creditors\s+(?:filed|joined|signed|"
-            r"petitioned|file|join|sign|filing|joining|signing)\b)"
-            rf"|\b(?:filed|signed|brought|joined|commenced)\s+by\s+(?P<n2>{NUM})\s+creditors\b"
-            rf"|(?P<n3>{NUM})\s+creditors\b(?=[^.;?]{{0,80}}?\b(?:file|files|filed|filing|join|joins|"
-            r"joined|bring|brings|brought|commence|commenced)\s+(?:an?\s+|the\s+)?involuntary\b)"
-        ),
-    ),
-    (
-        "creditor_count",
-        _wrx(
-            rf"\b(?:has|have|had|with|owes\s+money\s+to|owing\s+money\s+to|total\s+of)\s+"
-            rf"(?P<n>{NUM})\s+(?:(?:total|different|separate)\s+)?(?:creditors|holders\s+of\s+"
-            r"claims)\b(?!\s+(?:filed|joined|signed|petitioned|file|join|sign))"
-            rf"|(?P<n2>{NUM})\s+creditors\s+in\s+(?:total|all)\b"
-        ),
-    ),
-)
-
-# bool and enum facts: (name, regex with one named group per value)
-_NEG = r"(?:not|\w*n" + _APOS + r"t|never)"
-BOOL_RES: tuple[tuple[str, re.Pattern[str]], ...] = (
-    (
-        "creditor_is_insider",
-        _wrx(
-            r"(?P<false>\bnon[\s-]?insiders?\b|" + _NEG + r"\s+(?:an?\s+)?insiders?\b|"
-            r"\boutside\s+(?:vendor|supplier|lender|creditor|contractor|company|business)s?\b|"
-            r"\bunrelated\s+(?:vendor|supplier|creditor|lender|third[\s-]party|party|company|"
-            r"business|trade\s+creditor)s?\b|\barm" + _APOS + r"?s?[\s-]length\b|"
-            r"\bunaffiliated\s+(?:vendor|supplier|creditor|lender|party|company)s?\b)"
-            r"|(?P<true>\binsiders?\b(?!\s+(?:exception|preference\s+period)))"
-        ),
-    ),
-    (
-        "debtor_consumer_debts",
-        _wrx(
-            r"(?P<false>\bnon[\s-]?consumer\s+(?:debtor|debts?|case)\b|\bbusiness\s+debtor\b|"
-            r"\b(?:debts\s+(?:are|were)\s+)?" + _NEG + r"\s+primarily\s+consumer\s+debts?\b|"
-            r"\bprimarily\s+business\s+debts?\b|\bdebts\s+(?:are|were)\s+business\s+debts\b)"
-            r"|(?P<true>\bconsumer\s+debtor\b|\b(?:debts\s+(?:are|were)\s+)?primarily\s+consumer"
-            r"(?:\s+debts?)?\b|\bdebts\s+(?:are|were)\s+consumer\s+debts\b)"
-        ),
-    ),
-    (
-        "debtor_insolvent",
-        _wrx(
-            r"(?P<false>" + _NEG + r"\s+insolvent\b|\bsolvent\b)"
-            r"|(?P<true>"
-            + _NEG
-            + r"\s+solvent\b|\binsolvent\b|\binsolvency\b(?=\s+of\s+the\s+debtor))"
-        ),
-    ),
-    (
-        "antecedent_debt",
-        _wrx(
-            r"(?P<false>" + _NEG + r"\s+(?:on\s+account\s+of|for)\s+an?\s+antecedent\s+debt|"
-            r"\bno\s+antecedent\s+debt\b|\bprepaid\b|\bpaid\s+in\s+advance\b|"
-            r"\bcash\s+on\s+delivery\b|\bC\.?O\.?D\.?(?!\w))"
-            r"|(?P<true>\b(?:paid|repaid|pays)\s+(?:[\w$,.'’-]+\s+){0,4}?(?:invoices?|bills?|loans?|"
-            r"debts?|balances?|notes?|arrears|arrearages)\b|"
-            r"\b(?:on\s+account\s+of|for|toward|towards|to\s+pay|to\s+repay|in\s+payment\s+of)\s+"
-            r"(?:an?|the|its|his|her|their)\s+(?:existing|antecedent|prior|pre-?existing|"
-            r"past[\s-]due|old|outstanding|earlier|overdue)\s+(?:debts?|obligations?|loans?|"
-            r"invoices?|bills?)\b|\bantecedent\s+debt\b|\bpast[\s-]due\s+(?:invoices?|bills?|debts?|"
-            r"balances?)\b)"
-        ),
-    ),
-    (
-        "ordinary_course_payment",
-        _wrx(
-            r"(?P<false>\b(?:outside|out)\s+(?:of\s+)?the\s+ordinary\s+course\b|"
-            + _NEG
-            + r"\s+(?:made\s+)?in\s+the\s+ordinary\s+course\b|"
-            r"\b(?:unusual|extraordinary|irregular)\s+payments?\b|"
-            + _NEG
-            + r"\s+(?:made\s+)?according\s+to\s+ordinary\s+business\s+terms\b)"
-            r"|(?P<true>\bin\s+the\s+ordinary\s+course(?>(?:\s+of\s+(?:the\s+)?(?:debtor"
-            + _APOS
-            + r"?s?\s+)?(?:business(?:\s+or\s+financial\s+affairs)?|financial\s+affairs)"
-            r"(?:\s+of\s+the\s+debtor)?)?)(?!\s+(?:exception|defen[cs]e))|"
-            r"\baccording\s+to\s+ordinary\s+business\s+terms\b|"
-            r"\b(?:regular|routine)\s+(?:monthly\s+|weekly\s+)?payments?\b)"
-        ),
-    ),
-)
-ENUM_RES: tuple[tuple[str, re.Pattern[str]], ...] = (
-    (
-        "debtor_kind",
-        _wrx(
-            r"(?P<individual>\bindividual\s+debtors?\b|\bdebtor\s+(?:is|was)\s+an\s+individual\b|"
-            r"\ban\s+individual(?=\s+(?:debtor|who|whose|with|filed|files|filing|has|had|owes|"
-            r"owing)\b))"
-            r"|(?P<corporation>\bcorporate\s+debtors?\b|\bdebtor\s+(?:is|was)\s+an?\s+"
-            r"(?:corporation|limited\s+liability\s+company|LLC)\b|\ban?\s+(?:corporation|LLC)"
-            r"(?=\s+(?:filed|files|debtor|that\s+filed|in\s+(?:bankruptcy|chapter))\b)|"
-            r"(?<=insider\s)of\s+an?\s+(?:corporation|corporate\s+debtor)\b)"
-            r"|(?P<partnership>\bpartnership\s+debtors?\b|\bdebtor\s+(?:is|was)\s+a\s+"
-            r"partnership\b|\ba\s+partnership(?=\s+(?:filed|files|debtor|in\s+(?:bankruptcy|"
-            r"chapter))\b)|(?<=insider\s)of\s+a\s+partnership\b)"
-            r"|(?P<municipality>\bmunicipal(?:ity)?\s+debtors?\b|\bdebtor\s+(?:is|was)\s+a\s+"
-            r"municipality\b|\ba\s+municipality(?=\s+(?:filed|files|in\s+(?:bankruptcy|"
-            r"chapter))\b)|\bchapter\s+9\s+debtors?\b)"
-        ),
-    ),
-    (
-        "relationship",
-        _wrx(
-            r"(?P<affiliate>\baffiliates?\b|\bparent\s+(?:company|corporation)\b|"
-            r"\bsubsidiar(?:y|ies)\b|\bsister\s+(?:company|companies|corporation|entity)\b)"
-            r"|(?P<general_partner>\bgeneral\s+partners?\b)"
-            r"|(?P<person_in_control>\bpersons?\s+in\s+control\b|\bcontrolling\s+(?:shareholder|"
-            r"stockholder|member|owner|person|interest)\b|\bcontrols\s+the\s+debtor\b)"
-            r"|(?P<officer>\bchief\s+\w+\s+officer\b|\bofficers?\b|\b(?:CEO|CFO|COO)\b|"
-            r"\b(?:vice[\s-])?president\b|\btreasurer\b)"
-            r"|(?P<director>\bdirectors?\b|\bboard\s+members?\b)"
-            r"|(?P<relative>\brelatives?\b|\bbrothers?\b|\bsisters?\b|\bmother\b|\bfather\b|"
-            r"\bparents?\b|\bsons?\b|\bdaughters?\b|\bchild(?!\s+support)\b|\bchildren\b|"
-            r"\bspouse\b|\bwife\b|\bhusband\b|\buncle\b|\baunt\b|\bcousin\b|\bnephew\b|\bniece\b|"
-            r"\bgrand(?:mother|father|parent|son|daughter|child)s?\b|\b\w+-in-law\b|"
-            r"\bsiblings?\b|\bstep(?:son|daughter|father|mother|child)\b)"
-            r"|(?P<none>\bunrelated\b|\bnot\s+related\b|\bno\s+(?:relationship|relation)\b|"
-            r"\barm" + _APOS + r"?s?[\s-]length\b|\bunaffiliated\b)"
-        ),
-    ),
-)
-# "Was the debtor insolvent?": a yes/no question about the fact asserts nothing
-_YESNO_LEAD = re.compile(
-    r"^\s*(?:is|was|were|are|am)\b(?:(?!\b(?:when|while|after|before|because|if|since|"
-    r"that|which|who|whom|where|whose)\b)[^,;:]){0,80}$",
-    re.I,
-)
-_YESNO_TAIL = re.compile(
-    r"\s*(?:(?:of|under|for|to|within|as|when|at|in|with|by|because|given)\b[^?]{0,120})?\?",
-    re.I,
-)
-_COMPLEMENT_LEAD = re.compile(r"\b(?:an?|the|considered|deemed|treated\s+as)\s+$", re.I)
-_SENTENCE_BREAK = re.compile(r"[?!;]|\.(?=\s+[A-Z])|\n")
-
-
-# --- predicates ---------------------------------------------------------------------------
 
 _DEF_TERMS = (
     r"insiders?|relatives?|affiliates?|insolvent|consumer\s+debts?|consumer\s+debtor|"
@@ -744,170 +374,6 @@ _STRONG_BANKRUPTCY = re.compile(r"\bBankruptcy\s+Code\b|\bbankrupt(?:cy|cies)?\b
 # --- parsing --------------------------------------------------------------------------------
 
 
-def _sentence_bounds(q: str, pos: int) -> tuple[int, int]:
-    start = 0
-    for m in _SENTENCE_BREAK.finditer(q, 0, pos):
-        start = m.end()
-    m = _SENTENCE_BREAK.search(q, pos)
-    return start, (m.end() if m else len(q))
-
-
-def _asked_not_asserted(q: str, span: Span, *, complement_only: bool = False) -> bool:
-    """True when the phrase is the thing a yes/no question asks about ("Was X insolvent?").
-    With `complement_only` the phrase must also follow "a/an/the/considered" directly ("Is
-    the debtor a corporation?"), so that "Is a director an insider of a corporation?" still
-    says the debtor is a corporation."""
-    s0, _ = _sentence_bounds(q, span[0])
-    if not (_YESNO_LEAD.match(q, s0, span[0]) and _YESNO_TAIL.match(q, span[1])):
-        return False
-    return not complement_only or bool(_COMPLEMENT_LEAD.search(q, s0, span[0]))
-
-
-def _bounded(q: str, span: Span) -> bool:
-    return bool(_BOUND.search(q, max(0, span[0] - 30), span[0]) or _BOUND_AFTER.match(q, span[1]))
-
-
-def _amount_value(m: re.Match[str]) -> int | float:
-    num, dec, mult = (m["num"], m["dec"], m["mult"]) if m["num"] else (m["num2"], m["dec2"], None)
-    value = float(num.replace(",", "") + (dec or ""))
-    if mult:
-        value *= _MULT[mult.lower()]
-    value = round(value, 2)
-    return int(value) if value == int(value) else value
-
-
-class _Facts:
-    def __init__(self, question: str, excluded: list[Span]):
-        self.q = question
-        self.excluded = excluded
-        self.items: list[QueryFact] = []
-
-    def add(self, name: str, value: Any, span: Span, **kw: Any) -> None:
-        if any(span[0] < b and a < span[1] for a, b in self.excluded):
-            return
-        ftype = FACT_TYPES[name]
-        self.items.append(
-            QueryFact(name, value, ftype, span, self.q[span[0] : span[1]], _UNIT.get(ftype), **kw)
-        )
-
-
-def _extract_facts(
-    q: str, dates: list[DateMention], excluded: list[Span], bankruptcy: bool
-) -> tuple[list[QueryFact], list[str]]:
-    facts = _Facts(q, excluded)
-    warnings: list[str] = []
-    low = q.lower()
-
-    # amounts
-    for m in AMOUNT_RE.finditer(q):
-        span = m.span()
-        if _bounded(q, span):
-            continue
-        value = _amount_value(m)
-        s0, _ = _sentence_bounds(q, span[0])
-        name = next((n for n, rx in _AMOUNT_AFTER if rx.match(q, span[1])), None)
-        if name is None:
-            name = next((n for n, rx in _AMOUNT_BEFORE if rx.search(q, s0, span[0])), None)
-        if name is not None:
-            facts.add(name, value, span)
-
-    # durations before filing / the order for relief
-    durations = DURATION_RE.finditer(q) if _DURATION_HINT.search(low) else ()
-    for m in durations:
-        span = m.span()
-        if _bounded(q, span):
-            continue
-        n = _num(m["n"])
-        unit = m["unit"].lower().rstrip("s")
-        days = n * _UNIT_DAYS[unit]
-        s0, s1 = _sentence_bounds(q, span[0])
-        name, best = "days_before_filing", None
-        for kname, rx in _DAYS_KEYWORDS:  # nearest keyword before, else after, in the sentence
-            for km in rx.finditer(q, s0, span[0]):
-                if best is None or best[0] != "before" or km.start() > best[1]:
-                    best = ("before", km.start(), kname)
-        if best is None:
-            for kname, rx in _DAYS_KEYWORDS:
-                km = rx.search(q, span[1], s1)
-                if km and (best is None or km.start() < best[1]):
-                    best = ("after", km.start(), kname)
-        if best is not None:
-            name = best[2]
-        facts.add(name, days, span, approximate=unit in ("month", "year"))
-
-    # counts
-    for name, rx in COUNT_RES:
-        if not _hinted(name, low):
-            continue
-        for m in rx.finditer(q):
-            grp = next(g for g in ("n", "n2", "n3") if g in rx.groupindex and m[g])
-            if (
-                _bounded(q, m.span(grp))
-                or _BOUND_AFTER.match(q, m.end())
-                or _RULE_LEAD.search(q, max(0, m.start() - 30), m.start())
-            ):
-                continue
-            facts.add(name, _num(m[grp]), m.span())
-
-    # booleans and enums
-    for name, rx in BOOL_RES:
-        if not _hinted(name, low):
-            continue
-        for m in rx.finditer(q):
-            if _asked_not_asserted(q, m.span()):
-                continue
-            facts.add(name, m.lastgroup == "true", m.span())
-    for name, rx in ENUM_RES:
-        if (name == "relationship" and not bankruptcy) or not _hinted(name, low):
-            continue
-        for m in rx.finditer(q):
-            if _asked_not_asserted(q, m.span(), complement_only=True):
-                continue
-            facts.add(name, m.lastgroup, m.span())
-
-    # dates
-    for d in dates:
-        if not d.exact:
-            continue
-        if d.role == "filing":
-            facts.add("filing_date", d.value, d.span)
-        elif d.role == "transfer":
-            facts.add("transfer_date", d.value, d.span)
-
-    # one value per fact: repeats of the same value keep the first, conflicts drop all
-    kept: list[QueryFact] = []
-    by_name: dict[str, list[QueryFact]] = {}
-    for f in sorted(facts.items, key=lambda f: f.span):
-        by_name.setdefault(f.name, []).append(f)
-    for name, group in by_name.items():
-        values = {f.value for f in group}
-        if len(values) > 1:
-            shown = ", ".join(f"{f.text!r}={f.value}" for f in group)
-            warnings.append(f"conflicting values for {name} ({shown}): none taken")
-            continue
-        kept.append(group[0])
-
-    names = {f.name for f in kept}
-    if {"filing_date", "transfer_date"} <= names and "days_before_filing" not in names:
-        fd = next(f for f in kept if f.name == "filing_date")
-        td = next(f for f in kept if f.name == "transfer_date")
-        assert isinstance(fd.value, date) and isinstance(td.value, date)
-        lo, hi = min(fd.span[0], td.span[0]), max(fd.span[1], td.span[1])
-        kept.append(
-            QueryFact(
-                "days_before_filing",
-                (fd.value - td.value).days,
-                "days",
-                (lo, hi),
-                q[lo:hi],
-                "days",
-                derived=True,
-            )
-        )
-    kept.sort(key=lambda f: (f.span, f.name))
-    return kept, warnings
-
-
 def _extract_terms(q: str) -> list[TermMention]:
     out: list[TermMention] = []
     seen: set[str] = set()
@@ -1045,8 +511,11 @@ def parse_query(
     today: date | None = None,
     as_of: date | None = None,
     jurisdiction: str | None = None,
+    vocabulary: Vocabulary | None = None,
 ) -> ParsedQuery:
-    """Parse `question`; raises QueryError (a ValueError) for one that cannot be read."""
+    """Parse `question`; raises QueryError (a ValueError) for one that cannot be read. The
+    facts read are those the rule library declares (`vocabulary`, default: the packaged
+    library's)."""
     q = _check_question(question)
     if isinstance(today, datetime):
         today = today.date()
@@ -1071,7 +540,8 @@ def parse_query(
     terms = _extract_terms(q)
     excluded = [t.span for t in terms if t.cue != "is_a"]
     bankruptcy = bool(bankruptcy_cue(q)) or any(c.id.startswith("/us/usc/t11/") for c in citations)
-    facts, warnings = _extract_facts(q, dates, excluded, bankruptcy)
+    facts, warnings = _reader(vocabulary or default_vocabulary()).transform(
+        q, dates, excluded, bankruptcy)
     qtype, reason = _query_type(preds, facts, named)
     wanted = _TYPE_PREDICATE.get(qtype, ())
     predicate = next((p for p in preds if p.name in wanted), None)
@@ -1096,6 +566,17 @@ def parse_query(
         unresolved_citations=tuple(unresolved),
         warnings=tuple(warnings),
     )
+
+
+_READERS: dict[int, tuple[Vocabulary, FactReader]] = {}
+
+
+def _reader(vocabulary: Vocabulary) -> FactReader:
+    """One compiled FactReader per vocabulary (kept while the vocabulary lives)."""
+    got = _READERS.get(id(vocabulary))
+    if got is None or got[0] is not vocabulary:
+        got = _READERS[id(vocabulary)] = (vocabulary, FactReader(vocabulary))
+    return got[1]
 
 
 def query_terms(parsed: ParsedQuery) -> str:

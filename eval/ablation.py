@@ -59,18 +59,6 @@ PROTOCOLS = {
     "oracle-filters": "the engine receives the question, the case date and the gold "
     "jurisdiction of each query (oracle hard filters)",
 }
-# the query set's rule names -> the rule library's rule ids whose verdict answers them
-RULE_IDS = {
-    "Avoidable547b": "s547.b",
-    "Excepted547c9": "s547.c.9",
-    "OrdinaryCourse547c2": "s547.c.2",
-    "Insider101_31": "s101.31",
-    "Chapter13Eligible109e": "s109.e.eligible",
-    "InvoluntaryPetition303b": "s303.b",
-    "WagePriority507a4": "s507.a.4.cap",
-    "LuxuryPresumption523a2C": "s523.a.2.C.luxury",
-    "CashAdvancePresumption523a2C": "s523.a.2.C.cash",
-}
 # the index sub-directory a plane or reranker needs in the snapshot
 _TRI = {"true": True, "false": False, "undetermined": "undetermined"}
 
@@ -123,8 +111,8 @@ def check_indexes(engine: Engine, configs: Sequence[EngineConfig]) -> None:
 
 
 def bundle_verdicts(verdicts: Sequence[dict[str, Any]]) -> dict[str, bool | str]:
-    """The bundle's rule verdicts under the query set's rule names (a rule the engine decided
-    at top level wins over the same rule seen only as support of another)."""
+    """The bundle's rule verdicts by rule id, the ids the query set's labels use (a rule the
+    engine decided at top level wins over the same rule seen only as support of another)."""
     by_id: dict[str, bool | str] = {}
     for v in verdicts:
         for sub in (v.get("supporting") or {}).values():
@@ -133,7 +121,7 @@ def bundle_verdicts(verdicts: Sequence[dict[str, Any]]) -> dict[str, bool | str]
     for v in verdicts:
         if v.get("kind") != "parameter" and v.get("verdict") in _TRI:
             by_id[v["rule"]] = _TRI[v["verdict"]]
-    return {name: by_id[rid] for name, rid in RULE_IDS.items() if rid in by_id}
+    return by_id
 
 
 def output_record(qid: str, bundle: EvidenceBundle) -> dict[str, Any]:
@@ -346,7 +334,6 @@ def run_ablation(
             "eval_seconds": round(time.perf_counter() - started - run_seconds, 1),
             "protocol": {"name": protocol, "description": PROTOCOLS[protocol]},
             "tuning": {cr.config.name: cr.config.tuning for cr in config_runs},
-            "rule_ids": RULE_IDS,
         },
         "configurations": {
             cr.config.name: {

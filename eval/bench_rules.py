@@ -25,29 +25,30 @@ from pathlib import Path
 from typing import Any
 
 from structfirst.rules.evaluator import evaluate
-from structfirst.rules.fact_schema import VOCABULARY, FactType
+from structfirst.rules.fact_schema import FactType, Vocabulary
 from structfirst.rules.library_loader import Library, load_library
 
 AMOUNTS = [0, 450, 600, 700, 900, 1000, 1100, 1300, 4000, 5000, 5900, 6000, 7000, 8000, 9000,
            10000, 12000, 16000, 20000, 30000, 300000, 500000, 1200000, 1500000, 3000000]
 
 
-def fact_sets(n: int, seed: int) -> list[dict[str, Any]]:
+def fact_sets(vocabulary: Vocabulary, n: int, seed: int) -> list[dict[str, Any]]:
     rng = random.Random(seed)
     first, span = date(1995, 1, 1), (date(2028, 3, 31) - date(1995, 1, 1)).days
     out = []
     for _ in range(n):
         facts: dict[str, Any] = {"filing_date": first + timedelta(days=rng.randrange(span))}
-        for name, spec in VOCABULARY.items():
+        for spec in vocabulary.values():
+            name = spec.name
             if name in ("filing_date", "transfer_date") or rng.random() < 0.5:
                 continue
             if spec.type is FactType.BOOL:
                 facts[name] = rng.random() < 0.5
             elif spec.type is FactType.ENUM:
                 facts[name] = rng.choice(spec.values)
-            elif spec.type is FactType.USD:
+            elif spec.type is FactType.AMOUNT:
                 facts[name] = rng.choice(AMOUNTS)
-            elif spec.type is FactType.DAYS:
+            elif spec.type is FactType.DURATION:
                 facts[name] = rng.choice([10, 60, 65, 75, 90, 95, 100, 180, 200, 365, 400])
             elif spec.type is FactType.COUNT:
                 facts[name] = rng.randint(0, 20)
@@ -104,7 +105,7 @@ def main() -> None:
     load_s = time.perf_counter() - t0
     if lib.errors():
         raise SystemExit("library errors:\n" + "\n".join(map(str, lib.errors())))
-    sets = fact_sets(args.n, args.seed)
+    sets = fact_sets(lib.vocabulary, args.n, args.seed)
     times, outcomes = run(lib, sets, args.threads)
     print(f"rule library: {len(lib.rule_ids())} rules, {len(lib.rules)} versions, "
           f"{sum(len(r.clauses) for r in lib.rules)} clauses; loaded in {load_s:.2f} s "

@@ -9,10 +9,11 @@ What it does:
    `parse_uscode`, `parse_regml`, `build_versions`), so every label names a node id the
    snapshot has and carries the interval of the version in force at the query's `as_of`.
 2. Validates `data/queries/handwritten.jsonl` (written by hand): every label must have a
-   version in force at `as_of`, and every expected verdict must agree with the reference rule
-   evaluation below (`reference_verdicts`). With `--fill-why` it fills the empty `why` fields
-   of the hand-written file with the label's text at `as_of`, and an empty `provision` with
-   the section of its first primary label (only empty ones; idempotent).
+   version in force at `as_of`, and every expected verdict must agree with the rule library
+   evaluated on the query's gold facts (`verdict_disagreements`). With `--fill-why` it fills
+   the empty `why` fields of the hand-written file with the label's text at `as_of`, and an
+   empty `provision` with the section of its first primary label (only empty ones;
+   idempotent).
 3. Generates the templated queries (`templated.jsonl`) from the versioned structure with
    paraphrase templates that do not copy a provision's own wording.
 4. Applies the adjudicated label changes of `adjudications.json` (disagreements with the
@@ -44,12 +45,15 @@ from structfirst.eval.query_set import (
     dump_queries,
     load_queries,
     parse_query,
+    verdict_disagreements,
 )
 from structfirst.ingest.corpus import REPO_ROOT, corpus_root
 from structfirst.ingest.model import EdgeType, Node, NodeType
 from structfirst.ingest.regml import parse_regml
 from structfirst.ingest.uscode import parse_uscode
 from structfirst.ingest.versioning import build_versions
+from structfirst.rules.evaluator import evaluate
+from structfirst.rules.library_loader import default_library
 
 QUERIES_DIR = REPO_ROOT / "data" / "queries"
 SEED = 20260101
@@ -207,145 +211,13 @@ def threshold(name: str, on: date):
     return rows[i - 1][1] if i else None
 
 
-# statutory insiders, §101(31) (the list "includes"; a relationship outside it is a question
-# of fact, recorded as "undetermined" when it is a close one)
-INSIDER_BY_KIND = {
-    "individual": {
-        "relative", "relative_of_general_partner", "general_partner",
-        "partnership_debtor_is_general_partner", "corporation_debtor_is_officer",
-        "corporation_debtor_is_director", "corporation_debtor_controls", "affiliate",
-        "managing_agent",
-    },
-    "corporation": {
-        "director", "officer", "person_in_control", "partnership_debtor_is_general_partner",
-        "general_partner", "relative_of_director", "relative_of_officer",
-        "relative_of_general_partner", "relative_of_person_in_control", "affiliate",
-        "managing_agent",
-    },
-    "partnership": {
-        "general_partner", "relative_of_general_partner", "relative_of_person_in_control",
-        "partnership_debtor_is_general_partner", "person_in_control", "affiliate",
-        "managing_agent",
-    },
-    "municipality": {"elected_official", "relative_of_elected_official", "affiliate",
-                     "managing_agent"},
-}
-NOT_INSIDER = {"unrelated_vendor", "arms_length_lender", "customer", "landlord", "employee"}
-CLOSE_CALL = {"friend", "romantic_partner", "former_spouse", "limited_partner", "cousin"}
-
-
-def _days(facts: dict, as_of: date) -> int | None:
-    if "days_before_filing" in facts:
-        return int(facts["days_before_filing"])
-    if "transfer_date" in facts:
-        filing = date.fromisoformat(facts.get("filing_date") or as_of.isoformat())
-        return (filing - date.fromisoformat(facts["transfer_date"])).days
-    return None
-
-
 def reference_verdicts(facts: dict, as_of: date, rules: Iterable[str]) -> dict[str, object]:
-    """Verdicts of the named rules on `facts` for a case commenced on `filing_date` (or as_of).
-
-    Semantics (what true means):
-      Avoidable547b           the §547(b) elements hold (antecedent debt, insolvency — presumed
-                              within 90 days by §547(f) — and the 90-day / 1-year-insider
-                              reach-back); exceptions are separate rules
-      Excepted547c9           §547(c)(9) shields the transfer: not-primarily-consumer debtor, case
-                              commenced on/after 2005-10-17, aggregate value below the floor
-      OrdinaryCourse547c2     the ordinary-course defence applies (the payment was ordinary)
-      Insider101_31           the creditor is a statutory insider of this kind of debtor
-      Chapter13Eligible109e   an individual under both §109(e) debt limits (combined limit in
-                              the 2022-06-21..2024-06-21 window)
-      InvoluntaryPetition303b the petitioners meet §303(b) (3+ petitioners, or 1+ when fewer than
-                              12 holders) with at least the dollar floor of claims
-      WagePriority507a4       the whole wage claim has priority: earned in the window (90 days
-                              before BAPCPA, 180 after) and not above the cap
-      LuxuryPresumption523a2C / CashAdvancePresumption523a2C
-                              the debt is presumed nondischargeable (more than the amount, within
-                              the window before the order for relief)
-    """
-    filing = date.fromisoformat(facts["filing_date"]) if "filing_date" in facts else as_of
-    out: dict[str, object] = {}
-    for rule in rules:
-        out[rule] = _verdict(rule, facts, filing)
-    return out
-
-
-def _verdict(rule: str, f: dict, filing: date) -> object:
-    U = "undetermined"
-    if rule == "Avoidable547b":
-        days = _days(f, filing)
-        if days is None or "antecedent_debt" not in f:
-            return U
-        insider = f.get("creditor_is_insider")
-        if insider is None and "relationship" in f:
-            derived = _verdict("Insider101_31", f, filing)
-            insider = None if derived == U else derived
-        if days > 365 or (days > 90 and insider is False):
-            return False
-        if days > 90 and insider is None:
-            return U
-        insolvent = f.get("debtor_insolvent")
-        if insolvent is None:
-            insolvent = True if days <= 90 else None  # §547(f) presumption
-        if insolvent is None:
-            return U
-        return bool(f["antecedent_debt"]) and bool(insolvent)
-    if rule == "Excepted547c9":
-        if "transfer_amount" not in f or "debtor_consumer_debts" not in f:
-            return U
-        floor = threshold("547c9", filing)
-        if floor is None or f["debtor_consumer_debts"]:
-            return False
-        return f["transfer_amount"] < floor
-    if rule == "OrdinaryCourse547c2":
-        v = f.get("ordinary_course_payment")
-        return U if v is None else bool(v)
-    if rule == "Insider101_31":
-        if f.get("creditor_is_insider") is not None and "relationship" not in f:
-            return bool(f["creditor_is_insider"])
-        rel, kind = f.get("relationship"), f.get("debtor_kind")
-        if rel is None or kind is None:
-            return U
-        if rel in INSIDER_BY_KIND.get(kind, set()):
-            return True
-        if rel in CLOSE_CALL:
-            return U
-        return False
-    if rule == "Chapter13Eligible109e":
-        if f.get("debtor_kind") is None or "noncontingent_unsecured_debts" not in f:
-            return U
-        if f["debtor_kind"] != "individual":
-            return False
-        uns, sec = f["noncontingent_unsecured_debts"], f.get("secured_debts", 0)
-        if BTATCA[0] <= filing < BTATCA[1]:
-            return uns + sec < 2750000
-        lim = threshold("109e", filing)
-        return uns < lim[0] and sec < lim[1]
-    if rule == "InvoluntaryPetition303b":
-        if not {"petitioning_creditors", "creditor_count", "unsecured_claims_total"} <= set(f):
-            return U
-        need = 3 if f["creditor_count"] >= 12 else 1
-        return f["petitioning_creditors"] >= need and f["unsecured_claims_total"] >= threshold(
-            "303b", filing
-        )
-    if rule == "WagePriority507a4":
-        if "wage_claim_amount" not in f or "days_wages_earned_before_filing" not in f:
-            return U
-        cap, window, _ = threshold("507wages", filing)
-        return f["days_wages_earned_before_filing"] <= window and f["wage_claim_amount"] <= cap
-    if rule in ("LuxuryPresumption523a2C", "CashAdvancePresumption523a2C"):
-        lux, cash = threshold("523a2C", filing)
-        if rule == "LuxuryPresumption523a2C":
-            amt, days, (floor, window) = (
-                f.get("luxury_goods_amount"), f.get("days_luxury_before_relief"), lux)
-        else:
-            amt, days, (floor, window) = (
-                f.get("cash_advance_amount"), f.get("days_cash_advance_before_relief"), cash)
-        if amt is None or days is None:
-            return U
-        return amt > floor and days <= window
-    raise KeyError(f"unknown rule {rule}")
+    """The rule library's verdicts (its rule ids) on `facts` for a case commenced on
+    `filing_date` (or as_of): what the rules mean is defined once, in the library."""
+    lib = default_library()
+    got = evaluate([r for rid in rules for r in lib.versions(rid)], facts, as_of, library=lib)
+    return {v.rule_id: {"true": True, "false": False}.get(v.verdict.value, v.verdict.value)
+            for v in got}
 
 
 def check_thresholds_in_notes(cv: CorpusView) -> list[str]:
@@ -958,7 +830,7 @@ class Templater:
                      "debtor_kind": "individual" if consumer else self.rng.choice(
                          ["corporation", "partnership"]),
                      "antecedent_debt": True, "creditor_is_insider": False}
-            verdicts = reference_verdicts(facts, d, ["Excepted547c9", "Avoidable547b"])
+            verdicts = reference_verdicts(facts, d, ["s547.c.9", "s547.b"])
             if consumer:
                 q = (f"An individual whose debts are mostly credit cards and medical bills filed "
                      f"chapter 7 on {_when(d)}. {days} days before, she paid a department store "
@@ -994,7 +866,9 @@ class Templater:
             facts = {"debtor_kind": "corporation" if corp else "individual",
                      "noncontingent_unsecured_debts": uns, "secured_debts": sec,
                      "filing_date": d.isoformat()}
-            verdicts = reference_verdicts(facts, d, ["Chapter13Eligible109e"])
+            if not corp:  # "who earns a steady paycheck"
+                facts["debtor_regular_income"] = True
+            verdicts = reference_verdicts(facts, d, ["s109.e.eligible"])
             who = ("A small family corporation" if corp
                    else f"{names[i]}, who earns a steady paycheck,")
             q = (f"{who} owes {_money(uns)} in unsecured debt and {_money(sec)} secured by real "
@@ -1014,7 +888,7 @@ class Templater:
             total = self._near(floor, self.rng.choice(["below", "above"]))
             facts = {"petitioning_creditors": petitioners, "creditor_count": count,
                      "unsecured_claims_total": total, "filing_date": d.isoformat()}
-            verdicts = reference_verdicts(facts, d, ["InvoluntaryPetition303b"])
+            verdicts = reference_verdicts(facts, d, ["s303.b"])
             q = (f"{NUMBER_WORDS[petitioners]} unpaid creditor{'s' if petitioners > 1 else ''} "
                  f"of a business "
                  f"with about {count} creditors in all want{'s' if petitioners == 1 else ''} to "
@@ -1032,7 +906,7 @@ class Templater:
             days = self.rng.randint(20, window - 5) if i != 6 else window + self.rng.randint(5, 40)
             facts = {"wage_claim_amount": amt, "days_wages_earned_before_filing": days,
                      "filing_date": d.isoformat()}
-            verdicts = reference_verdicts(facts, d, ["WagePriority507a4"])
+            verdicts = reference_verdicts(facts, d, ["s507.a.4.cap"])
             q = self.rng.choice([
                 f"A warehouse worker is owed {_money(amt)} in back pay earned {days} days before "
                 f"her employer's bankruptcy filing on {_when(d)}. Does all of it get paid ahead of "
@@ -1053,7 +927,7 @@ class Templater:
                 days = self.rng.randint(5, lux_days + 15)
                 facts = {"luxury_goods_amount": amt, "days_luxury_before_relief": days,
                          "debtor_consumer_debts": True, "filing_date": d.isoformat()}
-                rule = "LuxuryPresumption523a2C"
+                rule = "s523.a.2.C.luxury"
                 q = (f"{days} days before her chapter 7 order for relief on {_when(d)}, a "
                      f"consumer charged {_money(amt)} of jewelry on one store card. Is that debt "
                      f"presumed to survive the discharge?")
@@ -1064,7 +938,7 @@ class Templater:
                 days = self.rng.randint(5, cash_days + 15)
                 facts = {"cash_advance_amount": amt, "days_cash_advance_before_relief": days,
                          "debtor_consumer_debts": True, "filing_date": d.isoformat()}
-                rule = "CashAdvancePresumption523a2C"
+                rule = "s523.a.2.C.cash"
                 q = (f"A debtor took {_money(amt)} in cash advances on a credit card {days} days "
                      f"before the bankruptcy order for relief on {_when(d)}. Is that balance "
                      f"presumed nondischargeable?")
@@ -1108,7 +982,9 @@ class Templater:
                      "debtor_kind": "corporation", "antecedent_debt": True,
                      "creditor_is_insider": False, "debtor_insolvent": True,
                      "ordinary_course_payment": ordinary}
-            rules = ["Avoidable547b", "OrdinaryCourse547c2", "Excepted547c9"]
+            if ordinary:  # a monthly freight invoice paid on the usual terms
+                facts.update(ordinary_course_debt=True, ordinary_business_terms=True)
+            rules = ["s547.b", "s547.c.2", "s547.c.9"]
             verdicts = reference_verdicts(facts, d, rules)
             if ordinary:
                 q = (f"An insolvent distributor paid its freight carrier's {_money(amt)} monthly "
@@ -1125,9 +1001,10 @@ class Templater:
         # insider reach-back (§547(b)(4)(B) with §101(31))
         rels = [("brother", "relative"), ("mother", "relative"), ("business partner in a general "
                 "partnership with him", "general_partner"), ("company where he is an officer",
-                "corporation_debtor_is_officer"), ("close friend", "friend"),
-                ("landlord, who is unrelated to him", "landlord"), ("uncle", "relative"),
-                ("longtime girlfriend", "romantic_partner")]
+                "corporation_of_which_debtor_is_director_officer_or_in_control"), ("close friend",
+                "close_personal"),
+                ("landlord, who is unrelated to him", "none"), ("uncle", "relative"),
+                ("longtime girlfriend", "close_personal")]
         for words, rel in rels:
             d = self._t11_date()
             days = self.rng.randint(100, 360)
@@ -1136,7 +1013,7 @@ class Templater:
                      "filing_date": d.isoformat(), "relationship": rel,
                      "debtor_kind": "individual", "antecedent_debt": True,
                      "debtor_insolvent": True, "debtor_consumer_debts": True}
-            verdicts = reference_verdicts(facts, d, ["Insider101_31", "Avoidable547b"])
+            verdicts = reference_verdicts(facts, d, ["s101.31", "s547.b"])
             q = (f"While insolvent, a man repaid a {_money(amt)} loan from his {words} {days} "
                  f"days before filing his bankruptcy petition on {_when(d)}. Can the trustee "
                  f"recover the repayment?")
@@ -1277,11 +1154,11 @@ class Templater:
 
 
 def validate(cv: CorpusView, queries: list[Query], fill_why: bool = False) -> list[str]:
-    """Check labels against the versioned corpus and verdicts against `reference_verdicts`.
+    """Check labels against the versioned corpus and verdicts against the rule library.
 
     Returns the errors: a label with no version in force at as_of, a verdict that disagrees
-    with the reference evaluation, a before_any_version query whose provision is in force at
-    as_of (whether a no_such_provision query's provision is missing is checked where it is
+    with the rule library on the gold facts, a before_any_version query whose provision is in
+    force at as_of (whether a no_such_provision query's provision is missing is checked where it is
     made), a query without a provision. With `fill_why`, empty `why` fields get the label's
     text at as_of and an empty provision the section of the first primary label.
     """
@@ -1295,10 +1172,7 @@ def validate(cv: CorpusView, queries: list[Query], fill_why: bool = False) -> li
         if fill_why and not q.provision and q.labels:
             q.provision = section_of(next(lab.id for lab in q.labels if lab.grade == 2))
         if q.expected_verdicts:
-            ref = reference_verdicts(q.facts, q.as_of, q.expected_verdicts)
-            for rule, v in q.expected_verdicts.items():
-                if ref[rule] != v:
-                    errors.append(f"{q.qid}: {rule} expected {v!r}, reference says {ref[rule]!r}")
+            errors += verdict_disagreements([q], default_library())
         if not q.provision:
             errors.append(f"{q.qid}: no provision (the section it is about)")
         if (not q.answerable and q.abstain_reason == "before_any_version"

@@ -6,7 +6,7 @@ A query set is JSONL, one query per line::
      "jurisdiction": "us-federal", "answerable": true, "abstain_reason": null,
      "labels": [{"id": "/us/usc/t11/s547/c/9", "grade": 2, "why": "...",
                  "valid_from": null, "valid_to": null}],
-     "facts": {"transfer_amount": 5000, ...}, "expected_verdicts": {"Excepted547c9": true},
+     "facts": {"transfer_amount": 5000, ...}, "expected_verdicts": {"s547.c.9": true},
      "origin": "handwritten", "provision": "/us/usc/t11/s547", "split": "train"}
 
 `type` is one of `QUERY_TYPES`; `grade` is 2 (primary citation), 1 (supporting) or 0
@@ -15,8 +15,9 @@ A query set is JSONL, one query per line::
 or nothing). `valid_from`/`valid_to` of a label are the version interval of the labelled node
 that is in force at `as_of` ([from, to), `to` null when open): `build_query_set` fills them from
 the project's versioning and `fill_version_intervals` refreshes them from a built snapshot.
-`facts` use the names in `FACT_KEYS`; `expected_verdicts` map the rule names in `RULE_NAMES` to
-`true`, `false` or `"undetermined"`.
+`facts` are the facts the rule library declares (its `facts.toml`: names and values), and
+`expected_verdicts` map the library's rule ids (`s547.b`, ...) to `true`, `false` or
+`"undetermined"`; `verdict_disagreements` checks them against the library.
 
 Run docids are version ids `<node_id>@<effective_from ISO date>` (see
 `structfirst.ingest.model.version_id`); a bare node id (no `@`) is accepted as a version id
@@ -34,46 +35,14 @@ from pathlib import Path
 from typing import Any
 
 from structfirst.engine.query_parser import QUERY_TYPES  # the parser's types label queries too
+from structfirst.rules.evaluator import evaluate
+from structfirst.rules.fact_schema import FactError, validate_facts
+from structfirst.rules.library_loader import Library, default_vocabulary, library_rule_ids
 
 ABSTAIN_REASONS = ("other_jurisdiction", "before_any_version", "no_such_provision")
 GRADES = (0, 1, 2)
 ORIGINS = ("handwritten", "templated")
 SPLITS = ("train", "dev", "test")
-RULE_NAMES = (
-    "Avoidable547b",
-    "Excepted547c9",
-    "OrdinaryCourse547c2",
-    "Insider101_31",
-    "Chapter13Eligible109e",
-    "InvoluntaryPetition303b",
-    "WagePriority507a4",
-    "LuxuryPresumption523a2C",
-    "CashAdvancePresumption523a2C",
-)
-FACT_KEYS = (
-    "transfer_amount",
-    "days_before_filing",
-    "filing_date",
-    "transfer_date",
-    "creditor_is_insider",
-    "debtor_consumer_debts",
-    "debtor_kind",
-    "debtor_insolvent",
-    "antecedent_debt",
-    "ordinary_course_payment",
-    "relationship",
-    "noncontingent_unsecured_debts",
-    "secured_debts",
-    "unsecured_claims_total",
-    "wage_claim_amount",
-    "days_wages_earned_before_filing",
-    "luxury_goods_amount",
-    "cash_advance_amount",
-    "days_luxury_before_relief",
-    "days_cash_advance_before_relief",
-    "petitioning_creditors",
-    "creditor_count",
-)
 VERDICTS = (True, False, "undetermined")
 _REQUIRED = ("qid", "question", "type", "as_of", "jurisdiction", "answerable", "labels")
 
@@ -239,14 +208,15 @@ def parse_query(rec: Any, src: str | Path = "<query>", line: int = 1) -> Query:
     facts = rec.get("facts") or {}
     if not isinstance(facts, dict):
         raise QuerySetError(src, line, f"query {qid}: facts must be an object")
-    unknown = sorted(set(facts) - set(FACT_KEYS))
-    if unknown:
-        raise QuerySetError(src, line, f"query {qid}: unknown fact(s) {', '.join(unknown)}")
+    try:  # the rule library's declared facts, names and values
+        validate_facts(facts, default_vocabulary())
+    except FactError as exc:
+        raise QuerySetError(src, line, f"query {qid}: {exc}") from None
     verdicts = rec.get("expected_verdicts") or {}
     if not isinstance(verdicts, dict):
         raise QuerySetError(src, line, f"query {qid}: expected_verdicts must be an object")
     for rule, v in verdicts.items():
-        if rule not in RULE_NAMES:
+        if rule not in library_rule_ids():
             problem = f"query {qid}: unknown rule {rule!r} in expected_verdicts"
             raise QuerySetError(src, line, problem)
         if v not in VERDICTS or (v == 1 and v is not True) or (v == 0 and v is not False):
@@ -311,6 +281,33 @@ def load_queries(paths: str | Path | Iterable[str | Path]) -> list[Query]:
             first_seen[q.qid] = (str(path), lineno)
             out.append(q)
     return out
+
+
+def verdict_disagreements(queries: Iterable[Query], library: Library) -> list[str]:
+    """Each expected verdict the rule library, evaluated on the query's gold facts at its
+    as-of date, does not give: one message per disagreement (empty when they all agree)."""
+    out = []
+    for q in queries:
+        if not q.expected_verdicts:
+            continue
+        rules = [r for rid in q.expected_verdicts for r in library.versions(rid)]
+        got = {v.rule_id: v for v in evaluate(rules, q.facts, q.as_of, library=library)}
+        for rid, want in q.expected_verdicts.items():
+            v = got.get(rid)
+            shown = v.verdict.value if v is not None else "no such rule"
+            if v is None or _TRI[shown] != want:
+                missing = f" (missing: {', '.join(v.missing_facts)})" if v and v.missing_facts \
+                    else ""
+                out.append(f"{q.qid}: {rid} is labeled {_shown(want)}, the library on the gold "
+                           f"facts gives {shown}{missing}")
+    return out
+
+
+_TRI: dict[str, bool | str] = {"true": True, "false": False, "undetermined": "undetermined"}
+
+
+def _shown(v: bool | str) -> str:
+    return str(v).lower() if isinstance(v, bool) else v
 
 
 def dump_queries(queries: Iterable[Query], path: str | Path) -> None:

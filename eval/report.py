@@ -147,8 +147,8 @@ def render_markdown(result: dict[str, Any]) -> str:
         ),
         "",
         "The TREC runs and per-query outputs are in `runs/<config>.trec` and "
-        "`runs/<config>.outputs.jsonl`. Expected verdicts are matched against the engine's "
-        "rule ids (`" + ", ".join(f"{k}→{v}" for k, v in h["rule_ids"].items()) + "`); a "
+        "`runs/<config>.outputs.jsonl`. Expected verdicts are labeled with the rule "
+        "library's rule ids and matched against the engine's verdicts for them; a "
         "configuration without the symbolic plane returns no verdict, which counts as wrong.",
         "",
         "## Headline",

@@ -45,7 +45,7 @@ from typing import Any
 from pyDatalog import pyEngine
 from pyDatalog.Logic import Logic
 from pyDatalog.pyParser import Literal, Term, add_clause
-from structfirst.rules.fact_schema import VOCABULARY, FactSet, FactType, validate_facts
+from structfirst.rules.fact_schema import FactSet, FactType, Vocabulary, validate_facts
 from structfirst.rules.library_loader import Library, Rule
 from structfirst.rules.parameters import NoValue, ParamValue
 from structfirst.rules.rule_syntax import BinOp, DateLit, Expr, FactRef, Num, ParamRef, Sym, Var
@@ -354,9 +354,9 @@ class _Polarity:
     facts: set[str] = field(default_factory=set)
     heads: set[str] = field(default_factory=set)
 
-    def unate(self, fact: str) -> bool:
+    def unate(self, fact: str, vocabulary: Vocabulary) -> bool:
         signs = self.signs.get(fact, set())
-        if VOCABULARY[fact].type is FactType.ENUM:
+        if vocabulary[fact].type is FactType.ENUM:
             return len(self.symbols.get(fact, ())) <= 1 and len(signs) <= 1
         return 0 not in signs and len(signs) <= 1
 
@@ -415,7 +415,7 @@ def _polarity(head: str, call: _Call) -> _Polarity:
                 elif isinstance(r, RBind):
                     pol.facts.add(r.fact)
                 elif isinstance(r, RCompare):
-                    _compare_polarity(r, sign, bound, pvars, pol)
+                    _compare_polarity(r, sign, bound, pvars, pol, call.library.vocabulary)
 
     walk(head, 1)
     cache[key] = pol
@@ -423,7 +423,7 @@ def _polarity(head: str, call: _Call) -> _Polarity:
 
 
 def _compare_polarity(r: RCompare, sign: int, bound: Mapping[str, str],
-                      pvars: Mapping[str, str], pol: _Polarity) -> None:
+                      pvars: Mapping[str, str], pol: _Polarity, vocabulary: Vocabulary) -> None:
     left, right = _linear(r.left, 1, bound), _linear(r.right, 1, bound)
     for f, _ in left + right:
         pol.facts.add(f)
@@ -431,7 +431,7 @@ def _compare_polarity(r: RCompare, sign: int, bound: Mapping[str, str],
     if r.op in ("==", "!="):
         s = sign if r.op == "==" else -sign
         for (f, _), other in [(x, r.right) for x in left] + [(x, r.left) for x in right]:
-            if VOCABULARY[f].type is FactType.ENUM:
+            if vocabulary[f].type is FactType.ENUM:
                 pol.symbols.setdefault(f, set()).add(str(other))
                 pol.signs.setdefault(f, set()).add(s)
             else:
@@ -454,7 +454,7 @@ def _compare_polarity(r: RCompare, sign: int, bound: Mapping[str, str],
 
 
 def _candidates(fact: str, pol: _Polarity, call: _Call) -> list[Any] | None:
-    spec = VOCABULARY[fact]
+    spec = call.library.vocabulary[fact]
     if spec.type is FactType.BOOL:
         return [True, False]
     if spec.type is FactType.ENUM:
@@ -470,7 +470,8 @@ def _candidates(fact: str, pol: _Polarity, call: _Call) -> list[Any] | None:
             c = v
         if spec.type is FactType.DATE:
             return None
-        step: int | Decimal = 1 if spec.type in (FactType.DAYS, FactType.COUNT) else Decimal("0.01")
+        step: int | Decimal = (1 if spec.type in (FactType.DURATION, FactType.COUNT)
+                               else Decimal("0.01"))
         points.update(x for x in (c - step, c, c + step) if x >= 0)
     points.add(0)
     return sorted(points)
@@ -484,7 +485,7 @@ def _refine(head: str, call: _Call) -> tuple[Tri, bool, list[str]]:
     pol = _polarity(head, call)
     known = call.facts.known
     unknown = sorted(f for f in pol.facts if f not in known)
-    inexact = [f for f in unknown if not pol.unate(f)]
+    inexact = [f for f in unknown if not pol.unate(f, call.library.vocabulary)]
     inactive = sorted(h for h in pol.heads if h not in call.active)
     if not inexact:
         return Tri.UNDETERMINED, True, []
@@ -718,7 +719,7 @@ def evaluate(rules: Iterable[Rule], facts: Mapping[str, Any] | FactSet, as_of: d
     query's facts. The as-of date is the case's `filing_date` when the facts give one."""
     rules = list(rules)
     lib = _library_of(rules, library)
-    fs = validate_facts(facts)
+    fs = validate_facts(facts, lib.vocabulary)
     day, day_source = effective_as_of(fs, as_of)
     ids = list(dict.fromkeys(r.id for r in rules))
     active = _active(lib, day)

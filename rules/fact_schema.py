@@ -1,61 +1,94 @@
-"""The typed fact vocabulary the rules are written against, and validation of a query's facts.
+"""Fact declarations: reading the library's `facts.toml` files, and validating a query's facts.
 
-A query carries facts by name (`transfer_amount`, `creditor_is_insider`, ...). Each name has a
-type; a value is *known* (true/false for a boolean, a number, a date, one of an enumeration's
-values) or *unknown* (absent, or given as None / "unknown"). `validate_facts` turns raw values
-into a `FactSet`, raising `FactError` that names every fact with a value of the wrong type
-(a date where an amount belongs, "maybe" for a boolean, a negative number of days, ...).
+The facts the rules are written against are declared in the library, beside the rules
+(`facts.toml` or `*.facts.toml`; the format is described at the top of
+`rules/library/us/usc/t11/facts.toml`). Each declaration gives the fact's name, type (bool,
+amount, count, date, duration, enumeration with its values, entity reference), unit, meaning,
+source clause, how it follows from other facts (`derived`), an optional closed-world default
+(`assume`) and how a question states it (`stated`, patterns as data, read by the query
+parser). The files are parsed, never executed; `read_fact_files` returns the `Vocabulary`
+and an `Issue` (file, line, field) for each bad declaration.
 
-A few facts follow from others; `FactSet` derives them and marks them as derived:
-
-- `days_before_filing` from `transfer_date` and `filing_date` (days between them); given as
-  well, the three must agree.
-- `relationship` = `none` when the query says the creditor is not an insider
-  (`creditor_is_insider` = false) and names no relationship: the statement that the creditor
-  is not an insider rules out every insider relationship of §101(31).
+A query carries facts by name. A value is *known* (true/false for a boolean, a number, a date,
+one of an enumeration's values) or *unknown* (absent, or None / "unknown"). `validate_facts`
+turns raw values into a `FactSet`, raising `FactError` that names every fact with a value of
+the wrong type, then applies the declared derivations and closed-world defaults (marked as
+derived, with how).
 """
 
 from __future__ import annotations
 
 import difflib
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import date, datetime
 from decimal import Decimal, InvalidOperation
 from enum import StrEnum
+from pathlib import Path
 from typing import Any
+
+from structfirst.rules.rule_syntax import Issue
+from structfirst.rules.toml_file import read_toml
+
+FACT_FILE_GLOBS = ("facts.toml", "*.facts.toml")
 
 
 class FactType(StrEnum):
     BOOL = "bool"
-    USD = "usd"  # a non-negative dollar amount
-    DAYS = "days"  # a non-negative whole number of days
+    AMOUNT = "amount"  # a non-negative amount (unit USD)
+    DURATION = "duration"  # a non-negative whole number of days
     COUNT = "count"  # a non-negative whole number
     DATE = "date"
-    ENUM = "enum"
+    ENUM = "enumeration"
+    ENTITY = "entity"  # a reference to an entity of the question (a name)
 
     @property
     def numeric(self) -> bool:
-        return self in (FactType.USD, FactType.DAYS, FactType.COUNT)
+        return self in (FactType.AMOUNT, FactType.DURATION, FactType.COUNT)
 
 
 _TYPE_WORDS = {
     FactType.BOOL: "true or false",
-    FactType.USD: "an amount in USD",
-    FactType.DAYS: "a whole number of days",
+    FactType.AMOUNT: "an amount in USD",
+    FactType.DURATION: "a whole number of days",
     FactType.COUNT: "a whole number",
     FactType.DATE: "a date (YYYY-MM-DD)",
     FactType.ENUM: "one of",
+    FactType.ENTITY: "the name of an entity",
 }
+_DEFAULT_UNIT = {FactType.AMOUNT: "USD", FactType.DURATION: "days"}
+
+
+@dataclass(frozen=True, slots=True)
+class Derivation:
+    """How a fact follows from others: the days between two dates, or a value when others
+    have given values."""
+
+    days_between: tuple[str, str] | None = None  # (earlier, later)
+    value: Any = None
+    when: tuple[tuple[str, Any], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
 class FactSpec:
     name: str
     type: FactType
-    description: str
+    description: str  # the one-line meaning
     values: tuple[str, ...] = ()  # the allowed values of an enumeration
+    unit: str | None = None
+    source: str = ""  # the clause the fact comes from
+    value_meanings: Mapping[str, str] = field(default_factory=dict)
+    derived: tuple[Derivation, ...] = ()
+    assume: Any = None  # closed-world default when unknown (None: open world)
+    stated: Mapping[str, Any] = field(default_factory=dict)  # how a question states it
+    file: str = ""
+    line: int | None = None
+
+    @property
+    def days_between(self) -> tuple[str, str] | None:
+        """(earlier, later) when the fact is declared as the days between two dates."""
+        return next((d.days_between for d in self.derived if d.days_between), None)
 
     def expected(self) -> str:
         if self.type is FactType.ENUM:
@@ -63,77 +96,220 @@ class FactSpec:
         return _TYPE_WORDS[self.type]
 
 
-RELATIONSHIPS = (
-    "none",
-    "relative",  # relative of the debtor (or of a general partner of the debtor)
-    "general_partner",  # general partner of / in the debtor
-    "partnership_with_debtor_as_general_partner",  # partnership in which the debtor is a GP
-    "corporation_of_which_debtor_is_director_officer_or_in_control",
-    "director",
-    "officer",
-    "person_in_control",
-    "relative_of_insider",  # relative of a general partner, director, officer or person in control
-    "elected_official",  # of a municipal debtor
-    "relative_of_elected_official",
-    "affiliate",  # an affiliate, or an insider of an affiliate as if it were the debtor
-    "managing_agent",
-)
+@dataclass(frozen=True)
+class Vocabulary:
+    """The declared facts by name, in declaration order."""
 
-DEBTOR_KINDS = ("individual", "corporation", "partnership", "municipality")
+    facts: Mapping[str, FactSpec]
+
+    def __contains__(self, name: object) -> bool:
+        return name in self.facts
+
+    def __getitem__(self, name: str) -> FactSpec:
+        return self.facts[name]
+
+    def get(self, name: str) -> FactSpec | None:
+        return self.facts.get(name)
+
+    def names(self) -> list[str]:
+        return list(self.facts)
+
+    def values(self) -> Iterable[FactSpec]:
+        return self.facts.values()
 
 
-def _specs(*specs: FactSpec) -> dict[str, FactSpec]:
-    return {s.name: s for s in specs}
+def fact_files(root: Path) -> list[Path]:
+    """The fact declaration files under a library root, in path order."""
+    found = {p for g in FACT_FILE_GLOBS for p in root.rglob(g)} if root.is_dir() else set()
+    return sorted(found)
 
 
-B, U, D, C, T, E = (FactType.BOOL, FactType.USD, FactType.DAYS, FactType.COUNT, FactType.DATE,
-                    FactType.ENUM)
+_KEYS = {"type", "unit", "meaning", "source", "values", "derived", "assume", "stated"}
+_STATED_KEYS = {"hints", "values", "after", "before", "keywords", "default", "patterns", "role",
+                "context"}
 
-VOCABULARY: dict[str, FactSpec] = _specs(
-    # the case
-    FactSpec("filing_date", T, "date the petition was filed (the as-of date of thresholds)"),
-    FactSpec("debtor_kind", E, "kind of debtor", DEBTOR_KINDS),
-    FactSpec("debtor_consumer_debts", B, "the debtor's debts are primarily consumer debts"),
-    FactSpec("debtor_insolvent", B, "the debtor was insolvent when the transfer was made"),
-    FactSpec("debtor_regular_income", B, "the debtor is an individual with regular income"),
-    FactSpec("debtor_stockbroker_or_commodity_broker", B,
-             "the debtor is a stockbroker or a commodity broker"),
-    # a transfer (§547)
-    FactSpec("transfer_amount", U, "value of the property transferred (aggregate)"),
-    FactSpec("transfer_date", T, "date of the transfer"),
-    FactSpec("days_before_filing", D, "days between the transfer and the petition"),
-    FactSpec("to_benefit_of_creditor", B, "transfer to or for the benefit of a creditor"),
-    FactSpec("antecedent_debt", B, "transfer for or on account of an antecedent debt"),
-    FactSpec("creditor_receives_more", B,
-             "the creditor receives more than in a chapter 7 liquidation"),
-    FactSpec("creditor_is_insider", B, "the creditor was an insider at the time of the transfer"),
-    FactSpec("relationship", E, "relationship of the creditor to the debtor (§101(31))",
-             RELATIONSHIPS),
-    FactSpec("contemporaneous_exchange", B,
-             "intended as, and in fact, a substantially contemporaneous exchange for new value"),
-    FactSpec("ordinary_course_debt", B, "debt incurred in the ordinary course of business"),
-    FactSpec("ordinary_course_payment", B, "transfer made in the ordinary course of business"),
-    FactSpec("ordinary_business_terms", B, "transfer made according to ordinary business terms"),
-    FactSpec("other_preference_exception", B,
-             "another §547(c) exception (c)(3)-(7) or §547(i) protects the transfer"),
-    # chapter 13 eligibility (§109(e))
-    FactSpec("noncontingent_unsecured_debts", U, "noncontingent, liquidated, unsecured debts"),
-    FactSpec("secured_debts", U, "noncontingent, liquidated, secured debts"),
-    # involuntary petitions (§303(b))
-    FactSpec("petitioning_creditors", C, "number of petitioning creditors"),
-    FactSpec("creditor_count", C, "number of holders of claims against the debtor (§303(b)(2))"),
-    FactSpec("unsecured_claims_total", U,
-             "petitioners' noncontingent, undisputed claims in excess of liens securing them"),
-    # wage priority (§507(a)(4))
-    FactSpec("wage_claim_amount", U, "the employee's claim for wages, salaries or commissions"),
-    FactSpec("days_wages_earned_before_filing", D,
-             "days before the petition (or cessation of business) the wages were earned"),
-    # luxury goods and cash advances (§523(a)(2)(C))
-    FactSpec("luxury_goods_amount", U, "consumer debts to one creditor for luxury goods/services"),
-    FactSpec("days_luxury_before_relief", D, "days before the order for relief they were incurred"),
-    FactSpec("cash_advance_amount", U, "open-end consumer-credit cash advances, aggregate"),
-    FactSpec("days_cash_advance_before_relief", D, "days before the order for relief obtained"),
-)
+
+def _header_lines(text: str) -> dict[str, int]:
+    """Line of each `[fact.NAME]` table (or of the first `[fact.NAME.x]` sub-table)."""
+    out: dict[str, int] = {}
+    for i, line in enumerate(text.splitlines(), 1):
+        m = re.match(r"\s*\[fact\.([A-Za-z_][\w]*)", line)
+        if m:
+            out.setdefault(m.group(1), i)
+    return out
+
+
+def read_fact_file(path: Path) -> tuple[list[FactSpec], list[Issue]]:
+    """The declarations of one file; each bad one is left out with an Issue (file, line)."""
+    got = read_toml(path, "fact-syntax")
+    if isinstance(got, Issue):
+        return [], [got]
+    text, data = got
+    file, lines = str(path), _header_lines(text)
+    issues: list[Issue] = []
+    unknown_top = [k for k in data if k != "fact"]
+    for k in unknown_top:
+        issues.append(Issue("error", "fact-declaration",
+                            f"unknown table [{k}]: declarations are [fact.NAME] tables", file,
+                            _line_of(text, k)))
+    specs: list[FactSpec] = []
+    for name, body in (data.get("fact") or {}).items():
+        line = lines.get(name)
+        problem = _spec_problem(name, body)
+        if problem:
+            issues.append(Issue("error", "fact-declaration", f"fact {name}: {problem}", file, line))
+            continue
+        specs.append(_spec(name, body, file, line))
+    return specs, issues
+
+
+def _line_of(text: str, key: str) -> int | None:
+    for i, line in enumerate(text.splitlines(), 1):
+        if re.match(rf"\s*\[?\[?{re.escape(key)}\b", line):
+            return i
+    return None
+
+
+def _spec_problem(name: str, body: Any) -> str | None:
+    if not re.fullmatch(r"[a-z][a-z0-9_]*", name):
+        return "a fact name is lower case: letters, digits and _"
+    if not isinstance(body, dict):
+        return "expected a table"
+    extra = sorted(set(body) - _KEYS)
+    if extra:
+        return f"unknown field(s) {', '.join(extra)} (known: {', '.join(sorted(_KEYS))})"
+    try:
+        ftype = FactType(body.get("type"))
+    except ValueError:
+        return (f"field type: {body.get('type')!r} is not one of "
+                f"{', '.join(t.value for t in FactType)}")
+    if not isinstance(body.get("meaning"), str) or not body["meaning"].strip():
+        return "field meaning: a one-line meaning is required"
+    values = body.get("values")
+    if ftype is FactType.ENUM:
+        if not isinstance(values, dict) or not values:
+            return "field values: an enumeration lists its values (value = \"meaning\")"
+    elif values is not None:
+        return "field values: only an enumeration has values"
+    stated = body.get("stated", {})
+    if not isinstance(stated, dict):
+        return "field stated: expected a table"
+    extra = sorted(set(stated) - _STATED_KEYS)
+    if extra:
+        return f"field stated: unknown key(s) {', '.join(extra)}"
+    for key, pats in _patterns(stated):
+        try:
+            re.compile(expand_pattern(pats))
+        except re.error as exc:
+            return f"field stated.{key}: bad pattern {pats!r}: {exc}"
+    for derived in _derivations(body):
+        if not (isinstance(derived, dict) and (
+                _pair(derived.get("days_between")) or ("value" in derived
+                                                       and isinstance(derived.get("when"), dict)))):
+            return ("field derived: write days_between = [EARLIER, LATER] or "
+                    "value = V, when = { FACT = VALUE } (or a list of them)")
+    return None
+
+
+def _derivations(body: dict[str, Any]) -> list[Any]:
+    derived = body.get("derived")
+    return [] if derived is None else derived if isinstance(derived, list) else [derived]
+
+
+def _pair(x: Any) -> bool:
+    return isinstance(x, list) and len(x) == 2 and all(isinstance(v, str) for v in x)
+
+
+def _patterns(stated: Mapping[str, Any]) -> Iterable[tuple[str, str]]:
+    for key in ("after", "before", "keywords", "patterns"):
+        for p in stated.get(key, ()) or ():
+            yield key, p
+    for value, pats in (stated.get("values") or {}).items():
+        for p in pats:
+            yield f"values.{value}", p
+
+
+# pattern macros shared by every declaration: a number in digits or words, a negation, an
+# apostrophe
+_SMALL_WORDS = ("nineteen|eighteen|seventeen|sixteen|fifteen|fourteen|thirteen|twelve|eleven|"
+                "seven|three|eight|zero|four|five|nine|one|two|six|ten")
+_TENS_WORDS = "twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety"
+_W99 = rf"(?:(?:{_TENS_WORDS})(?:[\s-](?:{_SMALL_WORDS}))?|{_SMALL_WORDS})"
+MACROS = {
+    "{NUM}": rf"(?:\d{{1,3}}(?:,\d{{3}})+|\d+|(?:a|an|one|two|three)\s+hundred"
+             rf"(?:\s+(?:and\s+)?{_W99})?|{_W99}|an?)",
+    "{NEG}": r"(?:not|\w*n['’]t|never)",
+    "{APOS}": "['’]",
+}
+
+
+def expand_pattern(pattern: str) -> str:
+    """A declared pattern with its macros ({NUM}, {NEG}, {APOS}) replaced."""
+    for k, v in MACROS.items():
+        pattern = pattern.replace(k, v)
+    return pattern
+
+
+def _spec(name: str, body: dict[str, Any], file: str, line: int | None) -> FactSpec:
+    ftype = FactType(body["type"])
+    values = body.get("values") or {}
+    deriv = tuple(Derivation(days_between=tuple(d["days_between"])) if "days_between" in d
+                  else Derivation(value=d["value"], when=tuple(d["when"].items()))
+                  for d in _derivations(body))
+    return FactSpec(name, ftype, " ".join(body["meaning"].split()), tuple(values),
+                    body.get("unit", _DEFAULT_UNIT.get(ftype)), body.get("source", ""),
+                    dict(values), deriv, body.get("assume"), dict(body.get("stated") or {}),
+                    file, line)
+
+
+def read_fact_files(paths: Iterable[Path]) -> tuple[Vocabulary, list[Issue]]:
+    """The vocabulary declared by `paths`; a name declared twice is an error (the first wins),
+    and a derivation or default must name declared facts and fit their types."""
+    facts: dict[str, FactSpec] = {}
+    issues: list[Issue] = []
+    for path in paths:
+        specs, found = read_fact_file(path)
+        issues += found
+        for spec in specs:
+            if spec.name in facts:
+                first = facts[spec.name]
+                issues.append(Issue("error", "fact-declaration",
+                                    f"fact {spec.name} is declared twice (first at "
+                                    f"{first.file}:{first.line})", spec.file, spec.line))
+                continue
+            facts[spec.name] = spec
+    for spec in list(facts.values()):
+        problem = _derivation_problem(spec, facts)
+        if problem:
+            issues.append(Issue("error", "fact-declaration", f"fact {spec.name}: {problem}",
+                                spec.file, spec.line))
+            del facts[spec.name]
+    return Vocabulary(facts), issues
+
+
+def _derivation_problem(spec: FactSpec, facts: Mapping[str, FactSpec]) -> str | None:
+    for d in spec.derived:
+        if d.days_between is not None:
+            bad = [n for n in d.days_between
+                   if n not in facts or facts[n].type is not FactType.DATE]
+            if bad or spec.type is not FactType.DURATION:
+                return "derived.days_between needs two date facts and a duration fact"
+        else:
+            try:
+                coerce(spec, d.value)
+                for other, value in d.when:
+                    if other not in facts:
+                        return f"derived.when: unknown fact {other}"
+                    coerce(facts[other], value)
+            except ValueError as exc:
+                return f"derived: {exc}"
+    if spec.assume is not None:
+        try:
+            coerce(spec, spec.assume)
+        except ValueError as exc:
+            return f"assume: {exc}"
+    return None
+
 
 UNKNOWN_WORDS = frozenset({"unknown", "undetermined", "?", ""})
 _TRUE = frozenset({"true", "yes", "y", "1"})
@@ -185,6 +361,10 @@ def coerce(spec: FactSpec, raw: Any) -> Value | None:
             except ValueError:
                 pass
         raise ValueError(f"{spec.name}: expected {spec.expected()}, got {shown}")
+    if kind is FactType.ENTITY:
+        if isinstance(raw, str) and re.fullmatch(r"[A-Za-z_][\w.-]*", raw.strip()):
+            return raw.strip()
+        raise ValueError(f"{spec.name}: expected {spec.expected()}, got {shown}")
     if kind is FactType.ENUM:
         if isinstance(raw, str) and raw.strip() in spec.values:
             return raw.strip()
@@ -207,14 +387,14 @@ def coerce(spec: FactSpec, raw: Any) -> Value | None:
         raise ValueError(f"{spec.name}: expected {spec.expected()}, got {shown}")
     if number < 0:
         raise ValueError(f"{spec.name}: expected {spec.expected()}, got a negative number {raw!r}")
-    if kind in (FactType.DAYS, FactType.COUNT) and number != int(number):
+    if kind in (FactType.DURATION, FactType.COUNT) and number != int(number):
         raise ValueError(f"{spec.name}: expected {spec.expected()}, got {raw!r}")
-    return int(number) if kind in (FactType.DAYS, FactType.COUNT) else number
+    return int(number) if kind in (FactType.DURATION, FactType.COUNT) else number
 
 
 @dataclass(frozen=True)
 class FactSet:
-    """The facts of one query: known values by name; every other vocabulary name is unknown."""
+    """The facts of one query: known values by name; every other declared name is unknown."""
 
     known: Mapping[str, Value]
     derived: Mapping[str, str] = field(default_factory=dict)  # derived name -> how
@@ -223,18 +403,19 @@ class FactSet:
         return self.known.get(name)
 
 
-
-def validate_facts(raw: Mapping[str, Any] | FactSet, *, strict_names: bool = True) -> FactSet:
-    """Check and coerce a query's facts; FactError lists every problem at once."""
+def validate_facts(raw: Mapping[str, Any] | FactSet, vocabulary: Vocabulary, *,
+                   strict_names: bool = True) -> FactSet:
+    """Check and coerce a query's facts against the declarations, then apply the declared
+    derivations and closed-world defaults; FactError lists every problem at once."""
     if isinstance(raw, FactSet):
         return raw
     problems: list[str] = []
     known: dict[str, Value] = {}
     for name, value in raw.items():
-        spec = VOCABULARY.get(name)
+        spec = vocabulary.get(name)
         if spec is None:
             if strict_names:
-                problems.append(f"{name}: not a fact of the rule vocabulary ({_near(name)})")
+                problems.append(f"{name}: not a declared fact ({_near(name, vocabulary)})")
             continue
         try:
             coerced = coerce(spec, value)
@@ -244,29 +425,48 @@ def validate_facts(raw: Mapping[str, Any] | FactSet, *, strict_names: bool = Tru
         if coerced is not None:
             known[name] = coerced
     derived: dict[str, str] = {}
-    t, f = known.get("transfer_date"), known.get("filing_date")
-    if isinstance(t, date) and isinstance(f, date):
-        days = (f - t).days
+    for spec in vocabulary.values():
+        if spec.days_between is None:
+            continue
+        a, b = (known.get(n) for n in spec.days_between)
+        if not (isinstance(a, date) and isinstance(b, date)):
+            continue
+        days = (b - a).days
+        earlier, later = spec.days_between
         if days < 0:
-            problems.append(f"transfer_date: {t} is after filing_date {f}")
-        elif "days_before_filing" in known and known["days_before_filing"] != days:
-            problems.append(
-                f"days_before_filing: given {known['days_before_filing']}, but transfer_date {t} "
-                f"and filing_date {f} are {days} days apart"
-            )
-        elif "days_before_filing" not in known:
-            known["days_before_filing"] = days
-            derived["days_before_filing"] = (f"days_before_filing = {days}, from transfer_date "
-                                             "and filing_date")
-    if known.get("creditor_is_insider") is False and "relationship" not in known:
-        known["relationship"] = "none"
-        derived["relationship"] = ("relationship = none, since the creditor is stated not to be "
-                                   "an insider")
+            problems.append(f"{earlier}: {a} is after {later} {b}")
+        elif spec.name in known and known[spec.name] != days:
+            problems.append(f"{spec.name}: given {known[spec.name]}, but {earlier} {a} and "
+                            f"{later} {b} are {days} days apart")
+        elif spec.name not in known:
+            known[spec.name] = days
+            derived[spec.name] = f"{spec.name} = {days}, from {earlier} and {later}"
+    for _ in range(2):  # a derived value may meet another declaration's condition
+        for spec in vocabulary.values():
+            for d in spec.derived:
+                if d.days_between is not None or spec.name in known:
+                    continue
+                if all(name in known and known[name] == coerce(vocabulary[name], v)
+                       for name, v in d.when):
+                    known[spec.name] = coerce(spec, d.value)  # type: ignore[assignment]
+                    cond = " and ".join(f"{n} = {_shown(v)}" for n, v in d.when)
+                    derived[spec.name] = f"{spec.name} = {_shown(d.value)}, since {cond}"
+    for spec in vocabulary.values():
+        if spec.assume is not None and spec.name not in known:
+            known[spec.name] = coerce(spec, spec.assume)  # type: ignore[assignment]
+            derived[spec.name] = (f"{spec.name} = {_shown(spec.assume)}, assumed (closed world) "
+                                  "since the facts do not state it")
     if problems:
         raise FactError(problems)
     return FactSet(known, derived)
 
 
-def _near(name: str) -> str:
-    close = difflib.get_close_matches(name, list(VOCABULARY), n=1)
-    return f"did you mean {close[0]}?" if close else "see structfirst.rules.fact_schema"
+def _shown(v: Any) -> str:
+    return str(v).lower() if isinstance(v, bool) else str(v)
+
+
+def _near(name: str, vocabulary: Vocabulary) -> str:
+    close = difflib.get_close_matches(name, vocabulary.names(), n=1)
+    if close:
+        return f"did you mean {close[0]}?"
+    return "facts are declared in the library's facts.toml files; see `structfirst rules facts`"

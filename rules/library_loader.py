@@ -13,6 +13,7 @@ Thresholds: with `index=DIR` the ingested §104 adjustments come from that snaps
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import threading
 from collections.abc import Iterable, Sequence
@@ -22,10 +23,12 @@ from pathlib import Path
 from typing import Any
 
 from structfirst.rules import parameters as P
+from structfirst.rules.fact_schema import Vocabulary, fact_files, read_fact_files
 from structfirst.rules.rule_syntax import Issue, RuleDecl, parse_file
 from structfirst.rules.semantics import RClause, resolve_rule
 
 LIBRARY_ROOT = Path(__file__).resolve().parent / "library"
+TITLE11_FACTS = LIBRARY_ROOT / "us" / "usc" / "t11" / "facts.toml"  # used by test libraries
 
 
 @dataclass(eq=False)
@@ -103,6 +106,8 @@ class Library:
     issues: list[Issue]
     rule_files: list[Path]
     param_files: list[Path]
+    vocabulary: Vocabulary = field(default_factory=lambda: Vocabulary({}))
+    fact_files: list[Path] = field(default_factory=list)
     fingerprint: str = ""
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
@@ -186,6 +191,9 @@ def load_library(root: Path | str | None = None, *, index: Path | str | None = N
     rule_files = sorted(root.rglob("*.rules")) if root.is_dir() else []
     param_files = sorted(root.rglob("*.params.toml")) if root.is_dir() else []
 
+    facts_paths = fact_files(root)
+    vocabulary, fissues = read_fact_files(facts_paths)
+    issues += fissues
     specs, pissues = P.load_parameter_files(param_files)
     issues += pissues
     records, source, tissues = load_thresholds(index, thresholds)
@@ -199,17 +207,17 @@ def load_library(root: Path | str | None = None, *, index: Path | str | None = N
         parsed = parse_file(path)
         issues += parsed.issues
         decls += parsed.rules
-    rules = _resolve_all(decls, units, issues)
-    return Library(root, rules, table, issues, rule_files, param_files)
+    rules = _resolve_all(decls, units, vocabulary, issues)
+    return Library(root, rules, table, issues, rule_files, param_files, vocabulary, facts_paths)
 
 
-def _resolve_all(decls: Sequence[RuleDecl], units: dict[str, str],
+def _resolve_all(decls: Sequence[RuleDecl], units: dict[str, str], vocabulary: Vocabulary,
                  issues: list[Issue]) -> list[Rule]:
     """Resolve every rule; drop those with errors, then (repeatedly) those using dropped ones."""
     heads = {d.head for d in decls if d.head}
     resolved: dict[int, Rule] = {}
     for i, decl in enumerate(decls):
-        res = resolve_rule(decl, heads, units)
+        res = resolve_rule(decl, heads, units, vocabulary)
         issues += res.issues
         if any(x.severity == "error" for x in res.issues):
             continue
@@ -265,6 +273,28 @@ def _on_cycles(graph: dict[str, set[str]]) -> set[str]:
 
 _DEFAULT: dict[tuple[str, str | None], Library] = {}
 _DEFAULT_LOCK = threading.Lock()
+
+
+def default_vocabulary() -> Vocabulary:
+    """The facts declared in the packaged library (read once per process; no rules, no
+    thresholds): what the query parser extracts. A bad declaration raises ValueError."""
+    with _DEFAULT_LOCK:
+        if "vocabulary" not in _VOCABULARY:
+            vocabulary, issues = read_fact_files(fact_files(LIBRARY_ROOT))
+            errors = [i for i in issues if i.severity == "error"]
+            if errors:
+                raise ValueError("; ".join(str(i) for i in errors))
+            _VOCABULARY["vocabulary"] = vocabulary
+        return _VOCABULARY["vocabulary"]
+
+
+_VOCABULARY: dict[str, Vocabulary] = {}
+
+
+@functools.cache
+def library_rule_ids(root: Path = LIBRARY_ROOT) -> frozenset[str]:
+    """The rule ids the rule files under `root` declare (parsed only, not resolved)."""
+    return frozenset(d.id for path in sorted(root.rglob("*.rules")) for d in parse_file(path).rules)
 
 
 def default_library(index: Path | str | None = None) -> Library:

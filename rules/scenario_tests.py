@@ -148,7 +148,7 @@ def run_scenario(library: Library, sc: Scenario) -> ScenarioResult:
     covered: set[tuple[str, int]] = set()
     if sc.error is not None:
         try:
-            validate_facts(sc.facts)
+            validate_facts(sc.facts, library.vocabulary)
         except FactError as exc:
             if sc.error not in str(exc):
                 failures.append(f"facts refused, but the message lacks {sc.error!r}: {exc}")

@@ -19,7 +19,7 @@ import difflib
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
-from structfirst.rules.fact_schema import VOCABULARY, FactType
+from structfirst.rules.fact_schema import FactType, Vocabulary
 from structfirst.rules.rule_syntax import (
     NEGATED_OP,
     Atom,
@@ -112,7 +112,7 @@ class Resolution:
 
 
 # types of terms: a FactType, "number" (a literal), "symbol", "date", or "param:<unit>"
-_UNIT_TYPES = {"usd": FactType.USD, "days": FactType.DAYS, "count": FactType.COUNT}
+_UNIT_TYPES = {"usd": FactType.AMOUNT, "days": FactType.DURATION, "count": FactType.COUNT}
 
 
 def _near(name: str, pool: Iterable[str]) -> str:
@@ -121,8 +121,10 @@ def _near(name: str, pool: Iterable[str]) -> str:
 
 
 class _Resolver:
-    def __init__(self, decl: RuleDecl, heads: Iterable[str], params: Mapping[str, str]) -> None:
+    def __init__(self, decl: RuleDecl, heads: Iterable[str], params: Mapping[str, str],
+                 vocabulary: Vocabulary) -> None:
         self.decl = decl
+        self.vocab = vocabulary
         self.heads = set(heads)
         self.params = dict(params)  # name -> unit
         self.out = Resolution()
@@ -140,9 +142,9 @@ class _Resolver:
             # first pass: bindings
             for p in clause.premises:
                 lit = p.literal
-                if (isinstance(lit, Atom) and len(lit.args) == 1 and lit.pred in VOCABULARY
+                if (isinstance(lit, Atom) and len(lit.args) == 1 and lit.pred in self.vocab
                         and isinstance(lit.args[0], Var)):
-                    spec = VOCABULARY[lit.pred]
+                    spec = self.vocab[lit.pred]
                     if spec.type is FactType.BOOL:
                         continue
                     self._bind(lit.args[0].name, spec.type, p, bound)
@@ -223,9 +225,10 @@ class _Resolver:
                 return None
             self.out.preds.add(name)
             return RPred(name, negated)
-        spec = VOCABULARY.get(name)
+        spec = self.vocab.get(name)
         if spec is None:
-            self.issue(f"unknown predicate or fact {name}{_near(name, VOCABULARY)}", p.line,
+            self.issue(f"unknown predicate or fact {name}: no rule defines it and no facts.toml "
+                       f"of the library declares it{_near(name, self.vocab.names())}", p.line,
                        "unknown-predicate")
             return None
         self.out.facts.add(name)
@@ -264,8 +267,8 @@ class _Resolver:
                 return None
             return e
         if isinstance(e, Name):
-            if e.name in VOCABULARY:
-                spec = VOCABULARY[e.name]
+            if e.name in self.vocab:
+                spec = self.vocab[e.name]
                 if spec.type is FactType.BOOL:
                     self.issue(f"{e.name} is true or false and cannot be compared", p.line, "type")
                     return None
@@ -294,7 +297,7 @@ class _Resolver:
 
     def type_of(self, e: Expr) -> object:
         if isinstance(e, FactRef):
-            return VOCABULARY[e.name].type
+            return self.vocab[e.name].type
         if isinstance(e, ParamRef):
             return _param_type(self.params.get(e.name))
         if isinstance(e, Num):
@@ -317,7 +320,7 @@ class _Resolver:
                 assert isinstance(side, Sym)
                 ot = self.type_of(other)
                 if ot is FactType.ENUM and isinstance(other, FactRef):
-                    values = VOCABULARY[other.name].values
+                    values = self.vocab[other.name].values
                     if side.value not in values:
                         self.issue(f"{side.value!r} is not a value of {other.name} "
                                    f"(one of {', '.join(values)})", p.line, "type")
@@ -325,8 +328,8 @@ class _Resolver:
                         self.issue(f"{other.name} can only be compared with == or !=", p.line,
                                    "type")
                     return
-                self.issue(f"unknown name {side.value}{_near(side.value, VOCABULARY)}", p.line,
-                           "unknown-predicate")
+                self.issue(f"unknown name {side.value}"
+                           f"{_near(side.value, self.vocab.names())}", p.line, "unknown-predicate")
                 return
         if lt is FactType.ENUM or rt is FactType.ENUM:
             self.issue(f"{left} {op} {right}: an enumeration compares only with one of its values",
@@ -345,8 +348,9 @@ def _numeric(t: object) -> bool:
 
 def _word(t: object) -> str:
     if isinstance(t, FactType):
-        return {"usd": "an amount in USD", "days": "a number of days", "count": "a count",
-                "date": "a date", "bool": "true/false", "enum": "an enumeration"}[t.value]
+        return {"amount": "an amount in USD", "duration": "a number of days", "count": "a count",
+                "date": "a date", "bool": "true/false", "enumeration": "an enumeration",
+                "entity": "an entity"}[t.value]
     return {"number": "a number", "symbol": "a name"}.get(str(t), str(t))
 
 
@@ -370,7 +374,8 @@ def _expr_vars(e: Expr) -> set[str]:
     return set()
 
 
-def resolve_rule(decl: RuleDecl, heads: Iterable[str], params: Mapping[str, str]) -> Resolution:
-    """Resolve `decl` against the predicates defined in the library (`heads`) and the
-    parameters (name -> unit); errors are returned as issues."""
-    return _Resolver(decl, heads, params).run()
+def resolve_rule(decl: RuleDecl, heads: Iterable[str], params: Mapping[str, str],
+                 vocabulary: Vocabulary) -> Resolution:
+    """Resolve `decl` against the predicates defined in the library (`heads`), the
+    parameters (name -> unit) and the declared facts; errors are returned as issues."""
+    return _Resolver(decl, heads, params, vocabulary).run()

@@ -45,7 +45,7 @@ QUERIES = [
        "exception_application", "2012-06-01",
        [("/us/usc/t11/s547/c/9", 2), ("/us/usc/t11/s547/c", 1)],
        facts={"transfer_amount": 5000, "days_before_filing": 30, "debtor_consumer_debts": False},
-       expected_verdicts={"Excepted547c9": True}),
+       expected_verdicts={"s547.c.9": True}),
     _q("t-df-1", "What does 'insider' mean under the Bankruptcy Code if the debtor is a "
                  "corporation?", "definition", "2011-03-01",
        [("/us/usc/t11/s101/31", 2), ("/us/usc/t11/s101/31/B", 1)]),
@@ -125,7 +125,7 @@ def test_outputs_hold_decision_verdicts_and_no_confidence(evaluated):
         assert out["t-jc-1"].abstain and out["t-lk-1"].abstain  # Iowa; before any version
         assert all(o.confidence is None for o in out.values())
     assert outs["H0"]["t-ex-1"].verdicts == {}  # no symbolic plane, no verdicts
-    assert outs["fast"]["t-ex-1"].verdicts.get("Excepted547c9") in M.VERDICTS
+    assert outs["fast"]["t-ex-1"].verdicts.get("s547.c.9") in M.VERDICTS
 
 
 def test_metrics_json_has_every_metric_group_and_comparison(evaluated, query_file, index):
@@ -236,7 +236,7 @@ def test_comparisons_are_against_the_previous_configuration_and_h0():
     assert comparison_pairs(["fast", "H1"]) == [("fast", "H1")]
 
 
-def test_bundle_verdicts_use_the_query_set_rule_names():
+def test_bundle_verdicts_use_the_library_rule_ids():
     verdicts = [
         {"rule": "s547.b", "verdict": "false",
          "supporting": {"s101.31": {"rule": "s101.31", "verdict": "undetermined"}}},
@@ -244,4 +244,4 @@ def test_bundle_verdicts_use_the_query_set_rule_names():
         {"rule": "parameter s547_c_9", "kind": "parameter", "verdict": "value"},
     ]
     assert bundle_verdicts(verdicts) == {
-        "Avoidable547b": False, "Excepted547c9": True, "Insider101_31": "undetermined"}
+        "s547.b": False, "s547.c.9": True, "s101.31": "undetermined"}

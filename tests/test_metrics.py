@@ -29,7 +29,7 @@ QUERIES = [
     # graded labels: A primary, B and D supporting, C background
     query("q1", [(A, 2, "2010-01-01"), (B, 1, None), (C, 0, None), (D, 1, None)],
           qtype="multi_clause_synthesis",
-          expected_verdicts={"Avoidable547b": True, "Excepted547c9": False}),
+          expected_verdicts={"s547.b": True, "s547.c.9": False}),
     query("q2", [(G, 2, "2015-01-01")]),
     query("q3", [], answerable=False, jurisdiction="us-ia"),
 ]
@@ -40,7 +40,7 @@ RUN = run_from_lists({
     "q3": ["/us/cfr/t12/s1013.9/a@2011-12-30"],
 })
 OUTPUTS = {
-    "q1": M.Output(False, 0.8, {"Avoidable547b": True, "Excepted547c9": True}),
+    "q1": M.Output(False, 0.8, {"s547.b": True, "s547.c.9": True}),
     "q2": M.Output(True, 0.9),
     "q3": M.Output(True, 0.2),
 }

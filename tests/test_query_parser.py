@@ -10,7 +10,6 @@ from datetime import date
 
 import pytest
 from structfirst.engine.query_parser import (
-    FACT_TYPES,
     MAX_QUESTION_CHARS,
     PREDICATES,
     QUERY_TYPES,
@@ -19,6 +18,7 @@ from structfirst.engine.query_parser import (
     parse_query,
     query_terms,
 )
+from structfirst.rules.library_loader import default_vocabulary
 
 TODAY = date(2026, 11, 22)
 
@@ -80,7 +80,7 @@ def test_worked_example_547():
     assert by_name["transfer_amount"].text == "$6,000"
     assert by_name["transfer_amount"].type == "amount" and by_name["transfer_amount"].unit == "USD"
     assert by_name["days_before_filing"].text == "100 days before filing"
-    assert by_name["days_before_filing"].type == "days"
+    assert by_name["days_before_filing"].type == "duration"
     assert by_name["creditor_is_insider"].text == "outside vendor"
     assert by_name["debtor_consumer_debts"].text == "non-consumer debtor"
     assert by_name["antecedent_debt"].type == "bool"
@@ -510,6 +510,7 @@ def test_not_a_string():
         (
             "The consumer debtor prepaid an arm’s-length supplier $900 a year before bankruptcy.",
             {
+                "debtor_kind": "individual",  # consumer debts are an individual's (§ 101(8))
                 "debtor_consumer_debts": True,
                 "antecedent_debt": False,
                 "creditor_is_insider": False,
@@ -544,7 +545,7 @@ def test_facts(question, expected):
     p = parse(question)
     assert facts(p) == expected
     for f in p.facts:
-        assert FACT_TYPES[f.name] == f.type
+        assert default_vocabulary()[f.name].type.value == f.type
     assert_spans_slice_back(p)
 
 

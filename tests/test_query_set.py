@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from collections import Counter
 from datetime import date
 
@@ -16,13 +17,16 @@ from structfirst.eval.build_query_set import (
 )
 from structfirst.eval.query_set import (
     QUERY_TYPES,
+    SPLITS,
     QuerySetError,
     fill_version_intervals,
     load_queries,
     load_run,
     parse_query,
+    verdict_disagreements,
 )
 from structfirst.ingest.duckdb_store import create_schema, insert_rows
+from structfirst.rules.library_loader import default_library
 
 GOOD = {
     "qid": "t-1", "question": "Can the trustee claw back a small payment?",
@@ -31,7 +35,7 @@ GOOD = {
     "labels": [{"id": "/us/usc/t11/s547/c/9", "grade": 2, "why": "the floor",
                 "valid_from": None, "valid_to": None}],
     "facts": {"transfer_amount": 5000, "debtor_consumer_debts": False},
-    "expected_verdicts": {"Excepted547c9": True}, "origin": "handwritten",
+    "expected_verdicts": {"s547.c.9": True}, "origin": "handwritten",
     "provision": "/us/usc/t11/s547", "split": None,
 }
 
@@ -64,8 +68,8 @@ def test_loads_a_valid_query(tmp_path):
         ([variant(as_of="2016-13-01")], "as_of is not an ISO date"),
         ([variant(labels=[{"id": "/us/usc/t11/s547", "grade": 3}])], "unknown grade 3"),
         ([variant(answerable=False)], "needs abstain_reason"),
-        ([variant(facts={"height": 3})], "unknown fact"),
-        ([variant(expected_verdicts={"Excepted547c9": "maybe"})], "true, false or"),
+        ([variant(facts={"height": 3})], "height: not a declared fact"),
+        ([variant(expected_verdicts={"s547.c.9": "maybe"})], "true, false or"),
         ([variant(expected_verdicts={"Except547c9": True})], "unknown rule 'Except547c9'"),
         ([variant(labels=[{"id": "/us/usc/t11/s547@2016-01-01", "grade": 2}])], "version"),
     ],
@@ -124,21 +128,54 @@ def test_fill_version_intervals_from_a_store():
     assert q.labels[0].version_id == "/us/usc/t11/s547/c/9@2016-04-01"
 
 
-def test_reference_verdicts_follow_the_dated_thresholds():
+def test_reference_verdicts_are_the_librarys_and_follow_the_dated_thresholds():
     facts = {"transfer_amount": 6000, "days_before_filing": 45, "debtor_consumer_debts": False,
              "antecedent_debt": True, "creditor_is_insider": False}
-    rules = ["Excepted547c9", "Avoidable547b"]
+    rules = ["s547.c.9", "s547.b"]
+    # floor $5,850 until March 31, 2013: not excepted, and (b)(5) and the other exceptions
+    # are not stated, so avoidability is undetermined
     assert reference_verdicts(facts, date(2013, 3, 31), rules) == {
-        "Excepted547c9": False, "Avoidable547b": True}  # floor $5,850 until March 31, 2013
-    assert reference_verdicts(facts, date(2013, 4, 1), rules)["Excepted547c9"] is True  # $6,225
-    assert reference_verdicts(facts, date(2004, 6, 1), rules)["Excepted547c9"] is False  # none
+        "s547.c.9": False, "s547.b": "undetermined"}
+    # $6,225 from April 1, 2013: (c)(9) protects it, so the trustee cannot avoid it
+    assert reference_verdicts(facts, date(2013, 4, 1), rules) == {
+        "s547.c.9": True, "s547.b": False}
+    assert reference_verdicts(facts, date(2004, 6, 1), rules)["s547.c.9"] is False  # none
     wages = {"wage_claim_amount": 4800, "days_wages_earned_before_filing": 60}
-    assert reference_verdicts(wages, date(2003, 7, 21), ["WagePriority507a4"]) == {
-        "WagePriority507a4": False}  # $4,650 cap
-    insider = {"relationship": "friend", "debtor_kind": "individual", "days_before_filing": 200,
-               "antecedent_debt": True, "debtor_insolvent": True}
-    assert reference_verdicts(insider, date(2012, 1, 1), ["Insider101_31", "Avoidable547b"]) == {
-        "Insider101_31": "undetermined", "Avoidable547b": "undetermined"}
+    assert reference_verdicts(wages, date(2003, 7, 21), ["s507.a.4.cap"]) == {
+        "s507.a.4.cap": False}  # $4,650 cap
+    insider = {"relationship": "close_personal", "debtor_kind": "individual",
+               "days_before_filing": 200, "antecedent_debt": True, "debtor_insolvent": True}
+    assert reference_verdicts(insider, date(2012, 1, 1), ["s101.31", "s547.b"]) == {
+        "s101.31": "undetermined", "s547.b": "undetermined"}
+
+
+QUERY_FILES = [QUERIES_DIR / f"{s}.jsonl" for s in SPLITS]
+
+
+def test_every_expected_verdict_is_the_librarys_on_the_gold_facts() -> None:
+    """The build check: the rule library on each labeled query's gold facts gives its label."""
+    queries = load_queries(QUERY_FILES)
+    assert sum(1 for q in queries if q.expected_verdicts) == 88
+    assert verdict_disagreements(queries, default_library()) == []
+
+
+def test_a_planted_disagreement_fails_the_check() -> None:
+    queries = [q for q in load_queries(QUERY_FILES) if q.qid == "hw-049"]
+    assert queries[0].expected_verdicts["s547.c.9"] is False  # $6,000 over the $5,850 floor
+    queries[0].expected_verdicts["s547.c.9"] = True
+    problems = verdict_disagreements(queries, default_library())
+    assert problems == ["hw-049: s547.c.9 is labeled true, the library on the gold facts gives "
+                        "false"]
+
+
+def test_gold_facts_and_rule_ids_must_be_the_librarys(tmp_path) -> None:
+    for change, message in (
+        ({"facts": {"relationship": "customer"}}, "relationship: expected one of none"),
+        ({"facts": {"transfer_amout": 5}}, "did you mean transfer_amount?"),
+        ({"expected_verdicts": {"Avoidable547b": True}}, "unknown rule 'Avoidable547b'"),
+    ):
+        with pytest.raises(QuerySetError, match=re.escape(message)):
+            load_queries(write(tmp_path, [variant(**change)]))
 
 
 def test_splits_keep_units_together_and_are_seeded():

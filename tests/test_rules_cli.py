@@ -145,4 +145,7 @@ def test_params_and_facts_listings() -> None:
     code, out = rules("params", "s547_c_9", "--as-of", "2030-01-01")
     assert "no value (after the last value (which ends 2028-04-01))" in out
     code, out = rules("facts")
-    assert code == 0 and "transfer_amount" in out and "an amount in USD" in out
+    assert code == 0 and "transfer_amount: amount [USD] - value of the property" in out
+    # an enumeration's values are listed in full, each with its meaning
+    assert "- corporation_of_which_debtor_is_director_officer_or_in_control: a corporation" in out
+    assert "derived: days between transfer_date and filing_date" in out

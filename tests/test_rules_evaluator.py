@@ -5,6 +5,7 @@ from __future__ import annotations
 import itertools
 import json
 import random
+import shutil
 from concurrent.futures import ThreadPoolExecutor
 from datetime import date
 from pathlib import Path
@@ -12,7 +13,7 @@ from pathlib import Path
 import pytest
 from structfirst.rules.evaluator import evaluate
 from structfirst.rules.fact_schema import FactError
-from structfirst.rules.library_loader import Library, load_library
+from structfirst.rules.library_loader import TITLE11_FACTS, Library, load_library
 
 RULES = """\
 base /t
@@ -77,6 +78,7 @@ def lib(tmp_path_factory: pytest.TempPathFactory) -> Library:
     root = tmp_path_factory.mktemp("lib")
     (root / "t.rules").write_text(RULES)
     (root / "t.params.toml").write_text(PARAMS)
+    shutil.copy(TITLE11_FACTS, root / "facts.toml")
     library = load_library(root, thresholds=[])
     assert not library.errors(), library.errors()
     return library
@@ -206,7 +208,7 @@ def test_facts_of_the_wrong_type_are_refused(lib: Library) -> None:
     assert "debtor_insolvent: expected true or false" in problems
     assert "debtor_kind: expected one of individual" in problems
     assert "days_before_filing: expected a whole number of days, got a negative" in problems
-    assert "no_such_fact: not a fact of the rule vocabulary" in problems
+    assert "no_such_fact: not a declared fact" in problems
 
 
 def test_no_facts_leak_between_calls(lib: Library) -> None:
@@ -236,6 +238,7 @@ def test_a_second_library_in_the_same_thread(lib: Library, tmp_path: Path) -> No
     (tmp_path / "x.rules").write_text(RULES.replace("days_before_filing > 30",
                                                     "days_before_filing > 300"))
     (tmp_path / "x.params.toml").write_text(PARAMS)
+    shutil.copy(TITLE11_FACTS, tmp_path / "facts.toml")
     other = load_library(tmp_path, thresholds=[])
     facts = {"debtor_kind": "individual", "days_before_filing": 100}
     assert str(verdicts(other, facts, ids=("t.b",))["t.b"].verdict) == "undetermined"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 from datetime import date
 from pathlib import Path
 
@@ -13,7 +14,7 @@ from structfirst.ingest.duckdb_store import SCHEMA, STORE_FILE, create_schema, i
 from structfirst.ingest.model import Fact, FactKind, Provenance
 from structfirst.ingest.snapshot import staging
 from structfirst.rules import parameters as P
-from structfirst.rules.library_loader import load_library
+from structfirst.rules.library_loader import TITLE11_FACTS, load_library
 from structfirst.rules.lint import lint_library
 
 PARAMS = """\
@@ -224,6 +225,7 @@ def test_lint_checks_citations_against_a_snapshot(tmp_path: Path) -> None:
     root = tmp_path / "lib"
     root.mkdir()
     (root / "t.params.toml").write_text(PARAMS)
+    shutil.copy(TITLE11_FACTS, root / "facts.toml")
     (root / "t.rules").write_text(
         "base /us/usc/t11/s547\n\nrule s547.c.9\n  version 1\n  cites c/9, c/99\n"
         "  effective from 2005-10-17\n"

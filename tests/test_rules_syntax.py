@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import shutil
 from datetime import date
 from pathlib import Path
 
-from structfirst.rules.library_loader import load_library
+from structfirst.rules.library_loader import TITLE11_FACTS, load_library
 from structfirst.rules.rule_syntax import Atom, Compare, Not, parse_rules
 from structfirst.rules.semantics import RBind, RBool, RCompare, RParam, RPred
 
@@ -42,6 +43,7 @@ provision = "/us/usc/t11/s547/c/9"
 
 
 def _library(tmp_path: Path, files: dict[str, str]):
+    shutil.copy(TITLE11_FACTS, tmp_path / "facts.toml")
     for name, text in files.items():
         (tmp_path / name).write_text(text)
     return load_library(tmp_path, thresholds=[])

@@ -1,0 +1,367 @@
+"""Facts stated in a question, read with the rule library's fact declarations.
+
+`FactReader(vocabulary).transform(question, dates, excluded, bankruptcy)` returns the facts a
+question states and the warnings. What each fact is and how a question states it comes from
+the declarations (`stated` in the library's `facts.toml`); this module holds only the
+grammar every fact shares: numbers, dollar amounts, durations before the filing or the order
+for relief, bounds ("less than", "within 90 days"), and yes/no questions that ask about a fact
+rather than state it.
+
+- bool and enumeration facts: the declared patterns of each value, tried in order; a yes/no
+  question about the phrase ("Was the debtor insolvent?") asserts nothing.
+- amounts: the declared words right after the amount, else right before it; an amount with a
+  bound ("less than $7,575") is no fact.
+- durations: "N days/weeks/months/years before the petition / the order for relief / filing",
+  "N days earlier", "within the last N days", "N months later ... filed"; the duration fact
+  whose keywords occur nearest in the sentence takes it, else the default one. Weeks x 7,
+  months x 30, years x 365 (`approximate=True`).
+- counts: the declared patterns, with a group `n`.
+- dates: the date mentions whose role a date fact declares.
+- derived: `days_between` declarations, from two dates the question gives.
+
+Two different values for one fact drop both (a warning says so). Every step is linear in the
+question's length: look-behind windows are bounded, the words before amounts are found in one
+pass per pattern, and sentence bounds are found by bisection.
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+from dataclasses import dataclass
+from datetime import date
+from typing import Any
+
+from structfirst.engine.query_dates import DateMention, Span
+from structfirst.rules.fact_schema import MACROS, FactSpec, FactType, Vocabulary, expand_pattern
+
+NUM = MACROS["{NUM}"]
+_BOUND = re.compile(
+    r"(?:less\s+than|more\s+than|fewer\s+than|greater\s+than|at\s+least|at\s+most|up\s+to|"
+    r"no\s+more\s+than|no\s+less\s+than|not\s+more\s+than|not\s+less\s+than|under|over|"
+    r"below|above|within|exceeding|exceeds?|maximum\s+of|minimum\s+of|about|approximately|"
+    r"around|roughly|nearly|almost|<|>|≤|≥)\s*",
+    re.I,
+)
+# a statement of when something happened, not a bound to test: "earned within 60 days before"
+_STATED_WITHIN = re.compile(
+    r"\b(?:earned|incurred|made|obtained|taken|took|charged|paid|received|run\s+up)\s+within\s*$",
+    re.I,
+)
+# "does it need three petitioning creditors?": the rule's number, not a fact
+_RULE_LEAD = re.compile(r"\b(?:need|needs|require|requires|required|must\s+(?:have|be))\s+$", re.I)
+_BOUND_AFTER = re.compile(r"\s*(?:or\s+(?:more|less|fewer|greater|over|under|longer|so)|\+)", re.I)
+
+AMOUNT_RE = re.compile(
+    r"(?<![\w$])(?:\$|USD\s?)\s?(?P<num>\d{1,3}(?:,\d{3})+|\d+)(?P<dec>\.\d{1,2})?"
+    r"(?:\s*(?P<mult>k|thousand|million|mm|m|billion|bn)\b)?"
+    r"|(?<![\w$.,])(?P<num2>\d{1,3}(?:,\d{3})+|\d+)(?P<dec2>\.\d{1,2})?\s+(?:dollars|USD)\b",
+    re.I,
+)
+_MULT = {"k": 1_000, "thousand": 1_000, "m": 1_000_000, "mm": 1_000_000, "million": 1_000_000,
+         "billion": 1_000_000_000, "bn": 1_000_000_000}
+
+_APOS = "['’]"
+_OWNER = (r"(?:(?:the|an?|its|his|her|their|the\s+debtor" + _APOS + r"?s|(?:her|his|their|the)\s+"
+          r"(?:employer|company|business)" + _APOS + r"s|the\s+company" + _APOS + r"s)\s+)?")
+_WHEN = r"(?:(?:[A-Z][a-z]+\s+)?\d{4}\s+)?"  # "the May 2010 filing"
+_ANCHOR = (
+    r"(?P<anchor>" + _OWNER + _WHEN +
+    r"(?:(?P<relief>(?:entry\s+of\s+the\s+)?order\s+for\s+relief)|"
+    r"(?:(?:bankruptcy|chapter\s+\d+)\s+)?(?:filing(?:\s+date)?|petition(?:\s+date)?|"
+    r"bankruptcy(?:\s+(?:filing|petition|case))?|case\s+(?:was\s+)?filed|"
+    r"date\s+of\s+(?:the\s+)?(?:filing|petition)(?:\s+of\s+the\s+petition)?|"
+    r"commencement\s+of\s+the\s+case)|chapter\s+\d+\b|"
+    r"(?:it|he|she|they|the\s+debtor|the\s+company|the\s+debtors|the\s+\w+)\s+filed))"
+)
+_UNITS = r"(?P<unit>days?|weeks?|months?|years?)"
+DURATION_RE = re.compile(
+    rf"\b(?P<n>{NUM})[\s-]+{_UNITS}\s+"
+    r"(?:(?:before|prior\s+to|preceding|ahead\s+of)\s+" + _ANCHOR +
+    r"|(?P<pre>pre-?petition|before\s+bankruptcy)"
+    r"|(?P<bare>earlier|before)(?=\s*,|\s+(?:it|he|she|they|the\s+\w+)\s+(?:paid|repaid|made|"
+    r"transferred|took|charged|ran|bought|gave)\b)"
+    r"|(?P<later>later),?\s+(?:it|he|she|they|the\s+\w+)\s+filed\b)"
+    rf"|\bwithin\s+the\s+(?:last|past|preceding)\s+(?P<n2>{NUM})\s+(?P<unit2>days?|weeks?|"
+    r"months?|years?)\b",
+    re.I,
+)
+_UNIT_DAYS = {"day": 1, "week": 7, "month": 30, "year": 365}
+_SENTENCE_BREAK = re.compile(r"[?!;]|\.(?=\s+[A-Z])|\n")
+# "Was the debtor insolvent?": a yes/no question about the fact asserts nothing
+_YESNO_LEAD = re.compile(
+    r"^\s*(?:is|was|were|are|am)\b(?:(?!\b(?:when|while|after|before|because|if|since|"
+    r"that|which|who|whom|where|whose)\b)[^,;:]){0,80}$",
+    re.I,
+)
+_YESNO_TAIL = re.compile(
+    r"\s*(?:(?:of|under|for|to|within|as|when|at|in|with|by|because|given)\b[^?]{0,120})?\?",
+    re.I,
+)
+_COMPLEMENT_LEAD = re.compile(r"\b(?:an?|the|considered|deemed|treated\s+as)\s+$", re.I)
+
+_SMALL = {w: i for i, w in enumerate(
+    "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen "
+    "fifteen sixteen seventeen eighteen nineteen".split())}
+_TENS = {w: 10 * i for i, w in enumerate(
+    "twenty thirty forty fifty sixty seventy eighty ninety".split(), 2)}
+
+
+def number_value(text: str) -> int:
+    """The value of a {NUM} match: digits, words up to 999, "a"/"an"."""
+    t = " ".join(text.lower().replace("-", " ").split())
+    if re.fullmatch(r"[\d,]+", t):
+        return int(t.replace(",", ""))
+    if t in ("a", "an"):
+        return 1
+    total = 0
+    words = t.split()
+    if "hundred" in words:
+        i = words.index("hundred")
+        head = words[:i]
+        total = 100 * (1 if head in (["a"], ["an"]) else _SMALL[head[0]])
+        words = [w for w in words[i + 1:] if w != "and"]
+    for w in words:
+        total += _TENS.get(w, 0) + _SMALL.get(w, 0)
+    return total
+
+
+@dataclass(frozen=True, slots=True)
+class QueryFact:
+    name: str  # a fact declared in the rule library
+    value: int | float | bool | str | date
+    type: str  # the declared type: "amount" | "duration" | "date" | "bool" | "enumeration" | ...
+    span: Span
+    text: str
+    unit: str | None = None  # "USD" for amounts, "days" for durations
+    approximate: bool = False  # a month or year converted to days
+    derived: bool = False  # computed from other facts (days_before_filing from two dates)
+
+
+class _Sentences:
+    """Sentence bounds by bisection over the break positions found once."""
+
+    def __init__(self, q: str) -> None:
+        self.n = len(q)
+        self.ends = [m.end() for m in _SENTENCE_BREAK.finditer(q)]
+
+    def bounds(self, pos: int) -> tuple[int, int]:
+        i = bisect.bisect_right(self.ends, pos)
+        start = self.ends[i - 1] if i else 0
+        return start, (self.ends[i] if i < len(self.ends) else self.n)
+
+
+def _wrx(pattern: str) -> re.Pattern[str]:
+    """Compile with a leading word-start lookahead outside the alternation (every alternative
+    starts a word), so that the engine skips other positions quickly."""
+    return re.compile(r"(?=\b\w)(?:" + pattern + ")", re.I)
+
+
+@dataclass(frozen=True, slots=True)
+class _Choice:
+    """A bool or enumeration fact: one regex, one group per value (g0, g1, ...)."""
+
+    spec: FactSpec
+    rx: re.Pattern[str]
+    values: tuple[Any, ...]  # group index -> value
+    hints: tuple[str, ...]
+    bankruptcy_only: bool
+
+
+class FactReader:
+    """Extracts the declared facts a question states (see the module docstring)."""
+
+    def __init__(self, vocabulary: Vocabulary) -> None:
+        self.vocabulary = vocabulary
+        self._compiled: dict[str, Any] | None = None
+
+    def _compile(self) -> dict[str, Any]:
+        if self._compiled is not None:
+            return self._compiled
+        choices, after, before, counts, keywords = [], [], [], [], []
+        default_duration, date_roles, derived = None, {}, []
+        for spec in self.vocabulary.values():
+            st = spec.stated
+            if spec.days_between is not None:
+                derived.append(spec)
+            if spec.type in (FactType.BOOL, FactType.ENUM) and st.get("values"):
+                parts, values = [], []
+                for value, pats in st["values"].items():
+                    parts.append(f"(?P<g{len(values)}>" + "|".join(
+                        expand_pattern(p) for p in pats) + ")")
+                    values.append({"true": True, "false": False}[value]
+                                  if spec.type is FactType.BOOL else value)
+                choices.append(_Choice(spec, _wrx("|".join(parts)), tuple(values),
+                                       tuple(h.lower() for h in st.get("hints", ())),
+                                       st.get("context") == "bankruptcy"))
+            elif spec.type is FactType.AMOUNT:
+                after += [(spec, expand_pattern(p)) for p in st.get("after", ())]
+                before += [(spec, re.compile("(?:" + expand_pattern(p) + r")\s*(?=\$|USD|\d)",
+                                             re.I)) for p in st.get("before", ())]
+            elif spec.type is FactType.COUNT:
+                rx = _wrx("|".join(expand_pattern(p).replace("(?P<n>", f"(?P<n{i}>")
+                                   for i, p in enumerate(st.get("patterns", ()))))
+                counts.append((spec, rx, tuple(h.lower() for h in st.get("hints", ()))))
+            elif spec.type is FactType.DURATION:
+                if st.get("default"):
+                    default_duration = spec
+                for p in st.get("keywords", ()):
+                    keywords.append((spec, re.compile(expand_pattern(p), re.I)))
+            elif spec.type is FactType.DATE and st.get("role"):
+                date_roles[st["role"]] = spec
+        after_rx = re.compile("|".join(f"(?P<a{i}>{p})" for i, (_, p) in enumerate(after)), re.I)
+        self._compiled = {"choices": choices, "after": (after_rx, [s for s, _ in after]),
+                          "before": before,
+                          "counts": counts, "keywords": keywords, "default": default_duration,
+                          "dates": date_roles, "derived": derived}
+        return self._compiled
+
+    def transform(self, q: str, dates: list[DateMention], excluded: list[Span],
+                  bankruptcy: bool) -> tuple[list[QueryFact], list[str]]:
+        """The facts `q` states, one value each, in order of position, and the warnings."""
+        c = self._compile()
+        sentences = _Sentences(q)
+        bounds = {m.end() for m in _BOUND.finditer(q)}  # where a bounded number would start
+
+        def bounded(span: Span) -> bool:
+            return span[0] in bounds or bool(_BOUND_AFTER.match(q, span[1]))
+
+        low = q.lower()
+        found: list[QueryFact] = []
+
+        def add(spec: FactSpec, value: Any, span: Span, **kw: Any) -> None:
+            if any(span[0] < b and a < span[1] for a, b in excluded):
+                return
+            found.append(QueryFact(spec.name, value, spec.type.value, span, q[span[0]:span[1]],
+                                   spec.unit, **kw))
+
+        amounts = [m for m in AMOUNT_RE.finditer(q) if not bounded(m.span())]
+        after_rx, after_specs = c["after"]
+        before: dict[int, FactSpec] = {}  # where an amount starts -> the fact the words before
+        if amounts:  # say (one pass per pattern; the first declared wins)
+            for spec, rx in reversed(c["before"]):
+                for bm in rx.finditer(q):
+                    before[bm.end()] = spec
+        for m in amounts:
+            span = m.span()
+            am = after_rx.match(q, span[1])
+            spec = after_specs[int(am.lastgroup[1:])] if am and am.lastgroup else None
+            if spec is None:
+                spec = before.get(span[0])
+            if spec is not None:
+                add(spec, _amount_value(m), span)
+
+        for m in DURATION_RE.finditer(q):
+            span = m.span()
+            stated = bool(_STATED_WITHIN.search(q, max(0, span[0] - 40), span[0]))
+            if m["n2"] is None and bounded(span) and not stated:
+                continue
+            n, unit = (m["n"], m["unit"]) if m["n2"] is None else (m["n2"], m["unit2"])
+            unit = unit.lower().rstrip("s")
+            spec = self._duration_fact(q, span, sentences, c)
+            if spec is not None:
+                add(spec, number_value(n) * _UNIT_DAYS[unit], span,
+                    approximate=unit in ("month", "year"))
+
+        for spec, rx, hints in c["counts"]:
+            if hints and not any(h in low for h in hints):
+                continue
+            for m in rx.finditer(q):
+                grp = next(g for g in rx.groupindex if g.startswith("n") and m[g])
+                if (bounded(m.span(grp)) or _BOUND_AFTER.match(q, m.end())
+                        or _RULE_LEAD.search(q, max(0, m.start() - 30), m.start())):
+                    continue
+                add(spec, number_value(m[grp]), m.span())
+
+        for ch in c["choices"]:
+            if (ch.bankruptcy_only and not bankruptcy) or (
+                    ch.hints and not any(h in low for h in ch.hints)):
+                continue
+            for m in ch.rx.finditer(q):
+                if _asked_not_asserted(q, m.span(), sentences,
+                                       complement_only=ch.spec.type is FactType.ENUM):
+                    continue
+                add(ch.spec, ch.values[int(m.lastgroup[1:])], m.span())
+
+        for d in dates:
+            spec = c["dates"].get(d.role)
+            if d.exact and spec is not None:
+                add(spec, d.value, d.span)
+
+        kept, warnings = _one_value_each(found)
+        kept += _derived(q, kept, c["derived"])
+        kept.sort(key=lambda f: (f.span, f.name))
+        return kept, warnings
+
+    @staticmethod
+    def _duration_fact(q: str, span: Span, sentences: _Sentences,
+                       c: dict[str, Any]) -> FactSpec | None:
+        """The duration fact whose keywords occur nearest before the span in its sentence,
+        else nearest after it, else the default duration fact."""
+        s0, s1 = sentences.bounds(span[0])
+        best: tuple[int, FactSpec] | None = None
+        for spec, rx in c["keywords"]:
+            for km in rx.finditer(q, max(s0, span[0] - 200), span[0]):
+                if best is None or km.start() > best[0]:
+                    best = (km.start(), spec)
+        if best is None:
+            for spec, rx in c["keywords"]:
+                km = rx.search(q, span[1], min(s1, span[1] + 200))
+                if km and (best is None or km.start() < best[0]):
+                    best = (km.start(), spec)
+        return best[1] if best is not None else c["default"]
+
+
+def _one_value_each(found: list[QueryFact]) -> tuple[list[QueryFact], list[str]]:
+    """Repeats of the same value keep the first; conflicting values drop them all."""
+    kept: list[QueryFact] = []
+    warnings: list[str] = []
+    by_name: dict[str, list[QueryFact]] = {}
+    for f in sorted(found, key=lambda f: f.span):
+        by_name.setdefault(f.name, []).append(f)
+    for name, group in by_name.items():
+        if len({f.value for f in group}) > 1:
+            shown = ", ".join(f"{f.text!r}={f.value}" for f in group)
+            warnings.append(f"conflicting values for {name} ({shown}): none taken")
+            continue
+        kept.append(group[0])
+    return kept, warnings
+
+
+def _derived(q: str, kept: list[QueryFact], specs: list[FactSpec]) -> list[QueryFact]:
+    """Durations declared as the days between two dates the question gives."""
+    by_name = {f.name: f for f in kept}
+    out = []
+    for spec in specs:
+        assert spec.days_between is not None
+        earlier, later = (by_name.get(n) for n in spec.days_between)
+        if spec.name in by_name or earlier is None or later is None:
+            continue
+        assert isinstance(earlier.value, date) and isinstance(later.value, date)
+        lo, hi = min(earlier.span[0], later.span[0]), max(earlier.span[1], later.span[1])
+        out.append(QueryFact(spec.name, (later.value - earlier.value).days, spec.type.value,
+                             (lo, hi), q[lo:hi], spec.unit, derived=True))
+    return out
+
+
+def _asked_not_asserted(q: str, span: Span, sentences: _Sentences, *,
+                        complement_only: bool = False) -> bool:
+    """True when the phrase is the thing a yes/no question asks about ("Was X insolvent?").
+    With `complement_only` the phrase must also follow "a/an/the/considered" directly ("Is
+    the debtor a corporation?"), so that "Is a director an insider of a corporation?" still
+    says the debtor is a corporation."""
+    s0, _ = sentences.bounds(span[0])
+    s0 = max(s0, span[0] - 200)
+    if not (_YESNO_LEAD.match(q, s0, span[0]) and _YESNO_TAIL.match(q, span[1])):
+        return False
+    return not complement_only or bool(_COMPLEMENT_LEAD.search(q, max(s0, span[0] - 30),
+                                                               span[0]))
+
+
+def _amount_value(m: re.Match[str]) -> int | float:
+    num, dec, mult = (m["num"], m["dec"], m["mult"]) if m["num"] else (m["num2"], m["dec2"], None)
+    value = float(num.replace(",", "") + (dec or ""))
+    if mult:
+        value *= _MULT[mult.lower()]
+    value = round(value, 2)
+    return int(value) if value == int(value) else value
