@@ -138,15 +138,29 @@ def register(app: typer.Typer) -> None:
         run: Annotated[Path, typer.Option("--run", help="TREC run file to write.")],
         config: Annotated[str, typer.Option("--config")] = "full",
         k: Annotated[int, typer.Option("--k")] = 100,
+        as_of: Annotated[
+            str | None,
+            typer.Option("--as-of", help="ISO date for topics that give none (default: today)."),
+        ] = None,
+        jurisdiction: Annotated[
+            str | None,
+            typer.Option("--jurisdiction", help="Jurisdiction of every topic (default: each "
+                         "question's own, else the corpus's)."),
+        ] = None,
     ) -> None:
         """Batch-run a topics file into a TREC run file (docids are version ids)."""
+        try:
+            default_day = date.fromisoformat(as_of) if as_of else None
+        except ValueError as exc:
+            _fail(f"--as-of {as_of!r} is not an ISO date (YYYY-MM-DD): {exc}")
         engine = _open(index)
         rows = _read_topics(topics)
         run.parent.mkdir(parents=True, exist_ok=True)
         with run.open("w", encoding="utf-8") as out:
-            for qid, question, as_of in track(rows, description=f"searching ({config})"):
+            for qid, question, day in track(rows, description=f"searching ({config})"):
                 try:
-                    bundle = engine.ask(question, as_of=as_of, config=config, k=k)
+                    bundle = engine.ask(question, as_of=day or default_day,
+                                        jurisdiction=jurisdiction, config=config, k=k)
                 except ValueError as exc:
                     _fail(f"{topics}: query {qid}: {exc}")
                 n = len(bundle.candidates)

@@ -78,6 +78,13 @@ class Catalog:
         rows = con.execute(f"SELECT {_COLUMNS} FROM artifacts").fetchall()
         return cls(ArtifactVersion(*row) for row in rows)
 
+    def default_jurisdiction(self, fallback: str) -> str:
+        """The jurisdiction a question that names none is asked in: the corpus's own when all
+        of its text shares one top-level jurisdiction (`jp`, or `us-federal` with
+        `us-federal/cfpb`), else `fallback`."""
+        families = {j.split("/", 1)[0] for j in self._jurisdiction[self._text].tolist()}
+        return families.pop() if len(families) == 1 else fallback
+
     def jurisdiction_known(self, jurisdiction: str) -> bool:
         return any(jurisdiction_admits(jurisdiction, j) for j in self.jurisdictions)
 

@@ -21,6 +21,7 @@ from structfirst.engine.decision import decide
 from structfirst.engine.evidence import EvidenceBundle, EvidenceCandidate
 from structfirst.engine.graph_plane import GraphPlane
 from structfirst.engine.plane import Plane, PlaneHit, PlaneQuery
+from structfirst.engine.query_citations import DEFAULT_JURISDICTION
 from structfirst.engine.query_parser import parse_query, query_terms
 from structfirst.engine.symbolic_plane import SymbolicPlane, rule_seeds
 from structfirst.engine.text_planes import ColbertReranker, TextSearchPlane
@@ -107,7 +108,13 @@ class Engine:
         self.check(cfg)
         timings: dict[str, float] = {}
         started = time.perf_counter()
-        parsed = parse_query(question, as_of=as_of, jurisdiction=jurisdiction)
+        parsed = parse_query(
+            question,
+            as_of=as_of,
+            jurisdiction=jurisdiction,
+            corpus_jurisdictions=self.catalog.jurisdictions,
+            default_jurisdiction=self.catalog.default_jurisdiction(DEFAULT_JURISDICTION),
+        )
         allowed = self._hard_filter(cfg, parsed.as_of.value, parsed.jurisdiction.value, authorities)
         query = PlaneQuery(
             text=query_terms(parsed),

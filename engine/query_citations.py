@@ -39,6 +39,7 @@ B/E/M/...), "us-<postal>" for the 50 states, DC and the territories.
 from __future__ import annotations
 
 import re
+from collections.abc import Collection
 from dataclasses import dataclass
 
 from structfirst.engine.query_dates import QueryError, Span
@@ -104,13 +105,15 @@ ACCEPTED_JURISDICTION_FORMS = (
 )
 
 
-def normalize_jurisdiction(value: str) -> str:
-    """A caller-given jurisdiction in canonical form; QueryError listing the accepted forms."""
+def normalize_jurisdiction(value: str, corpus: Collection[str] = ()) -> str:
+    """A caller-given jurisdiction in canonical form: one the corpus declares (any code, as
+    ingested, e.g. `jp`), or a US form; QueryError listing the accepted forms."""
     if not isinstance(value, str) or not value.strip():
-        raise QueryError(
-            f"unknown jurisdiction {value!r}; accepted forms: {ACCEPTED_JURISDICTION_FORMS}"
-        )
+        raise QueryError(_unknown_jurisdiction(value, corpus))
     v = " ".join(value.strip().lower().split())
+    declared = {j.lower(): j for j in corpus}
+    if v in declared:
+        return declared[v]
     if v in (FEDERAL, "federal", "us", "u.s.", "usa", "united states", "us-fed", "fed"):
         return FEDERAL
     if v in (CFPB, "cfpb", "consumer financial protection bureau", "us-cfpb", "federal/cfpb"):
@@ -121,9 +124,13 @@ def normalize_jurisdiction(value: str) -> str:
         return f"us-{STATES[v]}"
     if v in POSTAL:
         return f"us-{v}"
-    raise QueryError(
-        f"unknown jurisdiction {value!r}; accepted forms: {ACCEPTED_JURISDICTION_FORMS}"
-    )
+    raise QueryError(_unknown_jurisdiction(value, corpus))
+
+
+def _unknown_jurisdiction(value: object, corpus: Collection[str]) -> str:
+    declared = f"; the corpus declares: {', '.join(sorted(corpus))}" if corpus else ""
+    forms = ACCEPTED_JURISDICTION_FORMS
+    return f"unknown jurisdiction {value!r}; accepted forms: {forms}{declared}"
 
 
 def cfr_jurisdiction(title: int, part: int) -> str:

@@ -55,6 +55,7 @@ Query type (first rule that fires; `type_reason` names it)
 from __future__ import annotations
 
 import re
+from collections.abc import Collection
 from dataclasses import dataclass, field, fields, is_dataclass
 from datetime import date, datetime
 from typing import Any
@@ -428,14 +429,18 @@ def _extract_predicates(q: str) -> list[Predicate]:
 
 
 def _jurisdiction(
-    q: str, caller: str | None, named: list[JurisdictionMention], citations: list[Citation]
+    q: str,
+    caller: str | None,
+    named: list[JurisdictionMention],
+    citations: list[Citation],
+    default: str,
 ) -> tuple[JurisdictionInfo, list[JurisdictionMention]]:
     mentions = list(named)
     for c in citations:
         mentions.append(JurisdictionMention(c.jurisdiction, c.span, c.text, "inferred"))
     mentions.sort(key=lambda j: j.span)
     if caller is not None:
-        return JurisdictionInfo(normalize_jurisdiction(caller), "caller", None, None), mentions
+        return JurisdictionInfo(caller, "caller", None, None), mentions
     if named:
         first = named[0]
         if first.value == FEDERAL:  # "federal" with a CFPB mention: take the specific one
@@ -446,11 +451,11 @@ def _jurisdiction(
     if citations:
         c = citations[0]
         return JurisdictionInfo(c.jurisdiction, "inferred", c.span, c.text), mentions
-    cue = _STRONG_BANKRUPTCY.search(q) or bankruptcy_cue(q)
+    cue = default == FEDERAL and (_STRONG_BANKRUPTCY.search(q) or bankruptcy_cue(q))
     if cue:
         mentions.append(JurisdictionMention(FEDERAL, cue.span(), cue.group(0), "inferred"))
         return JurisdictionInfo(FEDERAL, "inferred", cue.span(), cue.group(0)), mentions
-    return JurisdictionInfo(DEFAULT_JURISDICTION, "default", None, None), mentions
+    return JurisdictionInfo(default, "default", None, None), mentions
 
 
 def _as_of(caller: date | None, today: date, dates: list[DateMention]) -> AsOf:
@@ -512,10 +517,13 @@ def parse_query(
     as_of: date | None = None,
     jurisdiction: str | None = None,
     vocabulary: Vocabulary | None = None,
+    corpus_jurisdictions: Collection[str] = (),
+    default_jurisdiction: str = DEFAULT_JURISDICTION,
 ) -> ParsedQuery:
     """Parse `question`; raises QueryError (a ValueError) for one that cannot be read. The
     facts read are those the rule library declares (`vocabulary`, default: the packaged
-    library's)."""
+    library's). A caller's jurisdiction may be any the corpus declares
+    (`corpus_jurisdictions`); a question that names none gets `default_jurisdiction`."""
     q = _check_question(question)
     if isinstance(today, datetime):
         today = today.date()
@@ -524,7 +532,11 @@ def parse_query(
     if as_of is not None and not isinstance(as_of, date):
         raise QueryError(f"as_of must be a date, not {type(as_of).__name__}")
     today = today or date.today()
-    caller_juris = normalize_jurisdiction(jurisdiction) if jurisdiction is not None else None
+    caller_juris = (
+        normalize_jurisdiction(jurisdiction, corpus_jurisdictions)
+        if jurisdiction is not None
+        else None
+    )
 
     dates = find_dates(q, today)
     named = find_jurisdictions(q)
@@ -534,7 +546,7 @@ def parse_query(
             state_ctx = value[3:]
             break
     citations, unresolved = find_citations(q, state_context=state_ctx)
-    juris, mentions = _jurisdiction(q, caller_juris, named, citations)
+    juris, mentions = _jurisdiction(q, caller_juris, named, citations, default_jurisdiction)
 
     preds = _extract_predicates(q)
     terms = _extract_terms(q)
