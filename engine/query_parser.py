@@ -59,8 +59,10 @@ Query type (first rule that fires; `type_reason` names it)
 from __future__ import annotations
 
 import re
+from bisect import bisect_left, bisect_right
 from dataclasses import dataclass, field, fields, is_dataclass
 from datetime import date, datetime
+from functools import lru_cache
 from typing import Any
 
 from structfirst.engine.query_citations import (
@@ -433,6 +435,18 @@ _AMOUNT_BEFORE: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
     )
 )
 
+# words one of which each `_AMOUNT_BEFORE` pattern must contain (a superset): a pattern runs
+# only when its window holds one
+_AMOUNT_BEFORE_HINTS: dict[str, tuple[str, ...]] = {
+    "luxury_goods_amount": ("luxur",),
+    "cash_advance_amount": ("cash",),
+    "wage_claim_amount": ("wage", "salar", "commission"),
+    "noncontingent_unsecured_debts": ("unsecured",),
+    "secured_debts": ("secured",),
+    "unsecured_claims_total": ("unsecured",),
+    "transfer_amount": ("pai", "pay", "transfer", "preference"),
+}
+
 DURATION_RE = re.compile(
     rf"\b(?P<n>{NUM})[\s-]+(?P<unit>days?|weeks?|months?|years?)\s+"
     r"(?:(?P<rel>before|prior\s+to|preceding|ahead\s+of)\s+(?P<anchor>"
@@ -744,12 +758,23 @@ _STRONG_BANKRUPTCY = re.compile(r"\bBankruptcy\s+Code\b|\bbankrupt(?:cy|cies)?\b
 # --- parsing --------------------------------------------------------------------------------
 
 
+@lru_cache(maxsize=16)
+def _sentence_ends(q: str) -> tuple[int, ...]:
+    """The end of every sentence break in `q`, found once per question (breaks are one
+    character each, so scanning the whole question finds the same ones as any part of it)."""
+    return tuple(m.end() for m in _SENTENCE_BREAK.finditer(q))
+
+
 def _sentence_bounds(q: str, pos: int) -> tuple[int, int]:
-    start = 0
-    for m in _SENTENCE_BREAK.finditer(q, 0, pos):
-        start = m.end()
-    m = _SENTENCE_BREAK.search(q, pos)
-    return start, (m.end() if m else len(q))
+    """[start, end) of the sentence holding `pos`, by bisection: linear time over a question's
+    matches, where a scan from the start per match was quadratic."""
+    ends = _sentence_ends(q)
+    i = bisect_right(ends, pos)
+    return (ends[i - 1] if i else 0), (ends[i] if i < len(ends) else len(q))
+
+
+# patterns anchored at a match's start (`...\s*$`) look back this many characters at most
+_LOOKBACK = 120
 
 
 def _asked_not_asserted(q: str, span: Span, *, complement_only: bool = False) -> bool:
@@ -760,7 +785,8 @@ def _asked_not_asserted(q: str, span: Span, *, complement_only: bool = False) ->
     s0, _ = _sentence_bounds(q, span[0])
     if not (_YESNO_LEAD.match(q, s0, span[0]) and _YESNO_TAIL.match(q, span[1])):
         return False
-    return not complement_only or bool(_COMPLEMENT_LEAD.search(q, s0, span[0]))
+    lead = max(s0, span[0] - _LOOKBACK)
+    return not complement_only or bool(_COMPLEMENT_LEAD.search(q, lead, span[0]))
 
 
 def _bounded(q: str, span: Span) -> bool:
@@ -805,15 +831,28 @@ def _extract_facts(
             continue
         value = _amount_value(m)
         s0, _ = _sentence_bounds(q, span[0])
+        lead = max(s0, span[0] - _LOOKBACK)
         name = next((n for n, rx in _AMOUNT_AFTER if rx.match(q, span[1])), None)
         if name is None:
-            name = next((n for n, rx in _AMOUNT_BEFORE if rx.search(q, s0, span[0])), None)
+            window = q[lead : span[0]].lower()
+            name = next(
+                (
+                    n
+                    for n, rx in _AMOUNT_BEFORE
+                    if any(h in window for h in _AMOUNT_BEFORE_HINTS[n])
+                    and rx.search(q, lead, span[0])
+                ),
+                None,
+            )
         if name is not None:
             facts.add(name, value, span)
 
     # durations before filing / the order for relief
     durations = DURATION_RE.finditer(q) if _DURATION_HINT.search(low) else ()
+    keywords: dict[str, list[tuple[int, int]]] = {}  # found once, not once per duration
     for m in durations:
+        if not keywords:
+            keywords = {k: [km.span() for km in rx.finditer(q)] for k, rx in _DAYS_KEYWORDS}
         span = m.span()
         if _bounded(q, span):
             continue
@@ -822,15 +861,20 @@ def _extract_facts(
         days = n * _UNIT_DAYS[unit]
         s0, s1 = _sentence_bounds(q, span[0])
         name, best = "days_before_filing", None
-        for kname, rx in _DAYS_KEYWORDS:  # nearest keyword before, else after, in the sentence
-            for km in rx.finditer(q, s0, span[0]):
-                if best is None or best[0] != "before" or km.start() > best[1]:
-                    best = ("before", km.start(), kname)
+        for kname, _ in _DAYS_KEYWORDS:  # nearest keyword before, else after, in the sentence
+            found = keywords[kname]
+            i = bisect_right(found, (span[0], span[0])) - 1
+            while i >= 0 and found[i][1] > span[0]:
+                i -= 1
+            if i >= 0 and found[i][0] >= s0 and (best is None or found[i][0] > best[1]):
+                best = ("before", found[i][0], kname)
         if best is None:
-            for kname, rx in _DAYS_KEYWORDS:
-                km = rx.search(q, span[1], s1)
-                if km and (best is None or km.start() < best[1]):
-                    best = ("after", km.start(), kname)
+            for kname, _ in _DAYS_KEYWORDS:
+                found = keywords[kname]
+                i = bisect_left(found, (span[1], span[1]))
+                km = found[i] if i < len(found) and found[i][1] <= s1 else None
+                if km and (best is None or km[0] < best[1]):
+                    best = ("after", km[0], kname)
         if best is not None:
             name = best[2]
         facts.add(name, days, span, approximate=unit in ("month", "year"))
