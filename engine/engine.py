@@ -147,6 +147,12 @@ class Engine:
             if self._lease is not None:
                 self._lease.release()
 
+    def __enter__(self) -> Engine:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
     def check(self, cfg: EngineConfig) -> None:
         """Raise ValueError if `cfg` needs an index this snapshot lacks or a component the engine
         does not have yet, rather than run it as something other than its label says."""
