@@ -165,3 +165,11 @@ def test_ask_json_stdout_is_json_under_every_configuration(small_index: Path, co
         assert json.loads(result.stdout)["configuration"] == config
     else:
         assert result.exit_code == 1 and result.stdout == "" and "error" in result.stderr
+
+
+def test_threaded_answers_match_serial(engine: Engine) -> None:
+    """8 threads answer as one thread does (eval/check_threads.py runs 8 x 1,000)."""
+    from structfirst.eval.check_threads import mismatches, questions
+
+    bad, _, _ = mismatches(engine, questions(48), threads=8, config="fast")
+    assert bad == 0
