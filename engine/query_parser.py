@@ -789,8 +789,14 @@ def _asked_not_asserted(q: str, span: Span, *, complement_only: bool = False) ->
     return not complement_only or bool(_COMPLEMENT_LEAD.search(q, lead, span[0]))
 
 
+_BOUND_HINT = re.compile(r"[a-z<>≤≥]", re.I)  # every `_BOUND` phrase holds one of these
+_WORD_NEXT = re.compile(r"\s*\w")  # every `_AMOUNT_AFTER` pattern starts so
+
+
 def _bounded(q: str, span: Span) -> bool:
-    return bool(_BOUND.search(q, max(0, span[0] - 30), span[0]) or _BOUND_AFTER.match(q, span[1]))
+    lead = max(0, span[0] - 30)
+    before = _BOUND_HINT.search(q, lead, span[0]) and _BOUND.search(q, lead, span[0])
+    return bool(before or _BOUND_AFTER.match(q, span[1]))
 
 
 def _amount_value(m: re.Match[str]) -> int | float:
@@ -832,7 +838,9 @@ def _extract_facts(
         value = _amount_value(m)
         s0, _ = _sentence_bounds(q, span[0])
         lead = max(s0, span[0] - _LOOKBACK)
-        name = next((n for n, rx in _AMOUNT_AFTER if rx.match(q, span[1])), None)
+        name = None
+        if _WORD_NEXT.match(q, span[1]):
+            name = next((n for n, rx in _AMOUNT_AFTER if rx.match(q, span[1])), None)
         if name is None:
             window = q[lead : span[0]].lower()
             name = next(
