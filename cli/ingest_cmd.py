@@ -44,6 +44,14 @@ def ingest_command(
         str, typer.Option(help="Jurisdiction of PDF sources (e.g. us-ia).")
     ] = "us-federal",
     pdf_authority: Annotated[str, typer.Option(help="Authority of PDF sources.")] = "statute",
+    declare_jurisdiction: Annotated[
+        list[str] | None,
+        typer.Option(help="A new jurisdiction JSONL sources may use (repeatable)."),
+    ] = None,
+    strict: Annotated[
+        bool,
+        typer.Option(help="Refuse a US Code file missing sections its table of contents lists."),
+    ] = False,
 ) -> None:
     """Parse SOURCES into a new snapshot of the index and make it current."""
     from structfirst.ingest.model import Authority, IngestError
@@ -62,7 +70,11 @@ def ingest_command(
             index,
             progress=not no_progress,
             dense=not no_dense,
-            parser_options={"pdf": {"jurisdiction": pdf_jurisdiction, "authority": authority}},
+            parser_options={
+                "pdf": {"jurisdiction": pdf_jurisdiction, "authority": authority},
+                "jsonl": {"jurisdictions": tuple(declare_jurisdiction or ())},
+                "uscode": {"strict": strict},
+            },
             console=err,
         )
     except (IngestError, SnapshotError, FileNotFoundError) as exc:
@@ -263,7 +275,62 @@ def _money(value: float | None) -> str:
     return "" if value is None else f"${value:,.0f}"
 
 
+def verify_command(
+    index: Annotated[Path, typer.Option("--index", help="Index directory.")],
+    snapshot: Annotated[
+        str | None, typer.Option("--snapshot", help="A snapshot id (default: the current one).")
+    ] = None,
+) -> None:
+    """Check every file of a snapshot against the sizes and sha256s in its meta.json."""
+    from structfirst.ingest.snapshot import FILES_KEY, SnapshotError, open_snapshot
+
+    try:
+        snap = open_snapshot(index, snapshot, full=True)
+    except (SnapshotError, FileNotFoundError) as exc:
+        _fail(str(exc))
+        return
+    files = snap.meta.get(FILES_KEY)
+    if not isinstance(files, dict):
+        _fail(f"snapshot {snap.snapshot_id} records no checksums (ingested before they were)")
+        return
+    total = sum(f.get("bytes", 0) for f in files.values())
+    out.print(f"snapshot {snap.snapshot_id}: {len(files)} files, {total:,} bytes verified")
+
+
+def rollback_command(
+    index: Annotated[Path, typer.Option("--index", help="Index directory.")],
+) -> None:
+    """Make the newest verified snapshot older than the current one current."""
+    from structfirst.ingest.snapshot import SnapshotError, current_id, rollback
+
+    before = current_id(index)
+    try:
+        snap = rollback(index)
+    except (SnapshotError, FileNotFoundError) as exc:
+        _fail(str(exc))
+        return
+    out.print(f"CURRENT: {before} -> {snap.snapshot_id}")
+
+
+def use_command(
+    snapshot: Annotated[str, typer.Argument(help="The snapshot id to make current.")],
+    index: Annotated[Path, typer.Option("--index", help="Index directory.")],
+) -> None:
+    """Verify SNAPSHOT and make it current."""
+    from structfirst.ingest.snapshot import SnapshotError, use_snapshot
+
+    try:
+        snap = use_snapshot(index, snapshot)
+    except (SnapshotError, FileNotFoundError) as exc:
+        _fail(str(exc))
+        return
+    out.print(f"CURRENT: {snap.snapshot_id}")
+
+
 def register(app: typer.Typer) -> None:
     """Add this module's commands to `app`."""
     app.command("ingest")(ingest_command)
     app.command("stats")(stats_command)
+    app.command("verify")(verify_command)
+    app.command("rollback")(rollback_command)
+    app.command("use")(use_command)

@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 import csv
+import os
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager, redirect_stdout
 from datetime import date
 from pathlib import Path
 from typing import Annotated
@@ -13,6 +17,7 @@ from rich.progress import track
 from rich.table import Table
 from structfirst.engine.engine import Engine
 from structfirst.engine.evidence import EvidenceBundle
+from structfirst.rules.parameters import ThresholdSourceError
 
 WORKED_EXAMPLES = (
     "A non-consumer debtor paid a $6,000 invoice to an outside vendor 100 days before filing. "
@@ -38,6 +43,23 @@ def _open(index: Path) -> Engine:
     except (FileNotFoundError, ValueError) as exc:
         _fail(str(exc))
         raise  # unreachable: _fail exits
+
+
+@contextmanager
+def stdout_to_stderr() -> Iterator[None]:
+    """Send whatever is written to stdout meanwhile (colbert-ai's loading lines, Java's
+    prints: Python's `sys.stdout` and file descriptor 1) to stderr, so that the command's own
+    stdout carries only its result."""
+    sys.stdout.flush()
+    saved = os.dup(1)
+    try:
+        os.dup2(2, 1)
+        with redirect_stdout(sys.stderr):
+            yield
+    finally:
+        sys.stdout.flush()
+        os.dup2(saved, 1)
+        os.close(saved)
 
 
 def print_bundle(bundle: EvidenceBundle, limit: int = 8) -> None:
@@ -104,19 +126,22 @@ def register(app: typer.Typer) -> None:
         as_json: Annotated[bool, typer.Option("--json", help="Print the bundle as JSON.")] = False,
     ) -> None:
         """Answer one question with an evidence bundle."""
-        engine = _open(index)
         try:
             day = date.fromisoformat(as_of) if as_of else None
         except ValueError as exc:
             _fail(f"--as-of {as_of!r} is not an ISO date (YYYY-MM-DD): {exc}")
-        try:
-            bundle = engine.ask(question, as_of=day, jurisdiction=jurisdiction, config=config)
-        except ValueError as exc:
-            _fail(str(exc))
+        with stdout_to_stderr():
+            engine = _open(index)
+            try:
+                bundle = engine.ask(question, as_of=day, jurisdiction=jurisdiction, config=config)
+            except (ValueError, FileNotFoundError, ThresholdSourceError) as exc:
+                _fail(str(exc))
         if as_json:
             print(bundle.to_json())
         else:
             print_bundle(bundle)
+            for warning in bundle.decision.warnings:
+                err.print(f"[yellow]warning:[/yellow] {warning}")
 
     @app.command()
     def demo(

@@ -13,7 +13,7 @@ from structfirst.rules.evaluator import evaluate
 from structfirst.rules.fact_schema import FactError, FactType
 from structfirst.rules.library_loader import LIBRARY_ROOT, Library, load_library
 from structfirst.rules.lint import lint_library
-from structfirst.rules.parameters import ParamValue
+from structfirst.rules.parameters import ParamValue, ThresholdSourceError
 from structfirst.rules.scenario_tests import run_scenarios
 from structfirst.rules.verdict import Verdict
 
@@ -34,7 +34,11 @@ def _load(library: Path, index: Path | None, thresholds: list[Any] | None = None
     if not library.is_dir():
         typer.echo(f"error: rule library not found at {library}", err=True)
         raise typer.Exit(2)
-    return load_library(library, index=index, thresholds=thresholds)
+    try:
+        return load_library(library, index=index, thresholds=thresholds)
+    except ThresholdSourceError as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(2) from None
 
 
 def _date(text: str | None, option: str) -> date | None:

@@ -1,12 +1,19 @@
 """Answer or abstain, always with a reason (the rule-based policy until the calibrator lands).
 
-Abstain when the query's jurisdiction has no law in the corpus, when the as-of date has no valid
-version, when a cited provision does not exist, when no plane returned a candidate, or when the
-rules the question implicates are all undetermined for lack of facts.
+Abstain when the question has no legal content (no citation, fact, date, jurisdiction, legal
+term or predicate, and fewer than `MIN_CORPUS_WORDS` of its words occur in the corpus's
+provisions: "'; DROP TABLE artifacts; --"), when the query's jurisdiction has no law in the
+corpus, when the as-of date has no valid version, when a cited provision does not exist, when
+no plane returned a candidate, or when the rules the question implicates are all undetermined
+for lack of facts. An as-of date after today, or after the start of the jurisdiction's latest
+version in the corpus (later amendments are not in it), is a warning on the decision.
 """
 
 from __future__ import annotations
 
+import re
+from datetime import date
+from functools import lru_cache
 from typing import Any
 
 from structfirst.engine.catalog import Catalog, jurisdiction_admits
@@ -19,8 +26,72 @@ _STATE_NAME = {f"us-{postal.lower()}": name.title() for name, postal in STATES.i
 _JURISDICTION_NAME = {"us-federal": "federal", "us-federal/cfpb": "CFPB", **_STATE_NAME}
 
 
+MIN_CORPUS_WORDS = 2
+_WORD = re.compile(r"[a-z]{4,}")
+_STOPWORDS = frozenset(
+    "the and for are was were what which who whom whose when where why how does did can could "
+    "would should will shall may might must has have had not nor but with from into onto this "
+    "that these those there their they them its any all some such than then about under over "
+    "after before between during per via".split()
+)
+_PROVISION_TYPES = frozenset({"Section", "Clause", "DefinedTerm"})
+
+
 def jurisdiction_name(jurisdiction: str) -> str:
     return _JURISDICTION_NAME.get(jurisdiction, jurisdiction)
+
+
+@lru_cache(maxsize=4)
+def _corpus_words(catalog: Catalog) -> frozenset[str]:
+    """The words (4+ letters, lower case) of the catalog's provisions and headings."""
+    words: set[str] = set()
+    for v in catalog.versions.values():
+        if v.type in _PROVISION_TYPES:
+            words.update(_WORD.findall(f"{v.heading or ''} {v.text}".lower()))
+    return frozenset(words)
+
+
+@lru_cache(maxsize=4)
+def _latest_starts(catalog: Catalog) -> dict[str, date]:
+    """For each jurisdiction of the catalog, the start of its latest version."""
+    out: dict[str, date] = {}
+    for v in catalog.versions.values():
+        if v.effective_from and v.effective_from > out.get(v.jurisdiction, date.min):
+            out[v.jurisdiction] = v.effective_from
+    return out
+
+
+def legal_content(parsed: ParsedQuery, catalog: Catalog) -> bool:
+    """Whether the question carries anything the corpus can answer about."""
+    if (
+        parsed.citations
+        or parsed.unresolved_citations
+        or parsed.facts
+        or parsed.predicates
+        or parsed.terms
+        or parsed.dates
+        or parsed.jurisdictions
+    ):
+        return True
+    words = {w for w in _WORD.findall(parsed.question.lower()) if w not in _STOPWORDS}
+    return len(words & _corpus_words(catalog)) >= MIN_CORPUS_WORDS
+
+
+def date_warnings(parsed: ParsedQuery, catalog: Catalog, today: date | None = None) -> list[str]:
+    """Warnings for an as-of date after today or after the jurisdiction's latest version."""
+    as_of, jurisdiction = parsed.as_of.value, parsed.jurisdiction.value
+    out = []
+    today = today or date.today()
+    if as_of > today:
+        out.append(f"the as-of date {as_of.isoformat()} is in the future (today {today})")
+    starts = [d for j, d in _latest_starts(catalog).items() if jurisdiction_admits(jurisdiction, j)]
+    if starts and as_of > max(starts):
+        name = jurisdiction_name(jurisdiction)
+        out.append(
+            f"the as-of date {as_of.isoformat()} is after the latest {name} version in the "
+            f"corpus ({max(starts).isoformat()}): later amendments are not in it"
+        )
+    return out
 
 
 def decide(
@@ -30,7 +101,25 @@ def decide(
     candidates: list[EvidenceCandidate],
     verdicts: list[dict[str, Any]],
 ) -> Decision:
+    decision = _decide(parsed, query, catalog, candidates, verdicts)
+    decision.warnings.extend(date_warnings(parsed, catalog))
+    return decision
+
+
+def _decide(
+    parsed: ParsedQuery,
+    query: PlaneQuery,
+    catalog: Catalog,
+    candidates: list[EvidenceCandidate],
+    verdicts: list[dict[str, Any]],
+) -> Decision:
     jurisdiction = parsed.jurisdiction.value
+    if not legal_content(parsed, catalog):
+        return Decision(
+            False,
+            "the question has no legal content: no citation, fact, date, jurisdiction or legal "
+            f"term, and fewer than {MIN_CORPUS_WORDS} of its words occur in the corpus",
+        )
     if not catalog.jurisdiction_known(jurisdiction):
         return Decision(False, f"no {jurisdiction_name(jurisdiction)} law in the corpus")
     if not query.allowed:

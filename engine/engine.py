@@ -3,18 +3,29 @@
 `Engine.open(index_dir).ask(question)` returns an `EvidenceBundle`. The engine holds no
 per-query state, and every plane it uses is safe to call from several threads, so one engine
 serves concurrent `ask` calls.
+
+The engine holds a lease on the snapshot it opened (`structfirst.ingest.snapshot.lease`), so
+re-ingests never prune it away; `reload()` moves to the new `CURRENT` between questions (asks
+in flight finish on the old snapshot, the next ones wait for the switch), and `close()` lets
+the old snapshot go. A snapshot whose files do not match the sizes in its meta.json, or whose
+store or graph cannot be read, is refused with a SnapshotError naming the file.
 """
 
 from __future__ import annotations
 
+import gzip
+import json
 import threading
 import time
-from collections.abc import Callable
+import zlib
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import replace
 from datetime import date
 from pathlib import Path
 from typing import Any
 
+import duckdb
 from structfirst.engine.catalog import Catalog
 from structfirst.engine.configuration import EngineConfig, get_configuration
 from structfirst.engine.decision import decide
@@ -28,11 +39,50 @@ from structfirst.engine.text_planes import ColbertReranker, TextSearchPlane
 from structfirst.fusion.rrf import FusedCandidate, reciprocal_rank_fusion
 from structfirst.ingest.citation_graph import load_graph
 from structfirst.ingest.duckdb_store import connect_readonly
-from structfirst.ingest.snapshot import open_snapshot
+from structfirst.ingest.snapshot import Lease, Snapshot, SnapshotError, lease
+from structfirst.rules.library_loader import default_library
 
 NEEDS_INDEX = {"lexical": "lucene", "dense": "dense", "colbert": "colbert"}  # snapshot sub-dirs
 RESULT_DEPTH = 20
 DEFINITION_DEPTH = 10  # defining clauses the graph walk reached below the top k, kept as context
+
+
+class _Readers:
+    """Many asks at once, or one switch of snapshot: a switch waits for the asks in flight and
+    holds new ones back until it is done."""
+
+    def __init__(self) -> None:
+        self._cond = threading.Condition()
+        self._active = 0
+        self._switching = False
+
+    @contextmanager
+    def reading(self) -> Iterator[None]:
+        with self._cond:
+            while self._switching:
+                self._cond.wait()
+            self._active += 1
+        try:
+            yield
+        finally:
+            with self._cond:
+                self._active -= 1
+                self._cond.notify_all()
+
+    @contextmanager
+    def switching(self) -> Iterator[None]:
+        with self._cond:
+            while self._switching:
+                self._cond.wait()
+            self._switching = True
+            while self._active:
+                self._cond.wait()
+        try:
+            yield
+        finally:
+            with self._cond:
+                self._switching = False
+                self._cond.notify_all()
 
 
 class Engine:
@@ -42,6 +92,8 @@ class Engine:
         catalog: Catalog,
         planes: dict[str, Callable[[EngineConfig], Plane]],
         reranker: Callable[[], ColbertReranker],
+        snapshot_lease: Lease | None = None,
+        index_dir: Path | None = None,
     ) -> None:
         self.snapshot = snapshot
         self.catalog = catalog
@@ -50,24 +102,57 @@ class Engine:
         self._planes: dict[tuple[str, float, float], Plane] = {}
         self._reranker: ColbertReranker | None = None
         self._lock = threading.Lock()
+        self._lease = snapshot_lease
+        self.index_dir = index_dir
+        self._readers = _Readers()
 
     @classmethod
-    def open(cls, index_dir: Path | str) -> Engine:
-        """Open the current snapshot of `index_dir`; planes load on first use."""
-        snapshot = open_snapshot(Path(index_dir))
-        with connect_readonly(snapshot.store_path) as con:
-            catalog = Catalog.load(con)
-        graph = load_graph(snapshot.graph_path)
-        root = snapshot.path
-        planes: dict[str, Callable[[EngineConfig], Plane]] = {
-            "lexical": lambda cfg: TextSearchPlane.lexical(
-                root / "lucene", cfg.bm25_k1, cfg.bm25_b
-            ),
-            "dense": lambda cfg: TextSearchPlane.dense(root / "dense"),
-            "graph": lambda cfg: GraphPlane(graph, catalog),
-            "symbolic": lambda cfg: SymbolicPlane(catalog, Path(index_dir)),
-        }
-        return cls(snapshot, catalog, planes, lambda: ColbertReranker(root / "colbert"))
+    def open(cls, index_dir: Path | str, *, full_verify: bool = False) -> Engine:
+        """Open (and lease) the current snapshot of `index_dir`; planes load on first use.
+        `full_verify` also checks every file's sha256 (sizes are always checked)."""
+        index_dir = Path(index_dir)
+        held = lease(index_dir, full=full_verify)
+        try:
+            parts = _load(held.snapshot, index_dir)
+        except BaseException:
+            held.release()
+            raise
+        return cls(*parts, snapshot_lease=held, index_dir=index_dir)
+
+    def reload(self, *, full_verify: bool = False) -> bool:
+        """Switch to the index directory's current snapshot if it changed (True if so). Asks in
+        flight finish on the old snapshot; asks that start meanwhile wait for the switch."""
+        if self.index_dir is None:
+            raise ValueError("this engine was not opened from an index directory")
+        held = lease(self.index_dir, full=full_verify)
+        if held.snapshot.snapshot_id == self.snapshot.snapshot_id:
+            held.release()
+            return False
+        try:
+            snapshot, catalog, planes, reranker = _load(held.snapshot, self.index_dir)
+        except BaseException:
+            held.release()
+            raise
+        with self._readers.switching():
+            old = self._lease
+            self.snapshot, self.catalog = snapshot, catalog
+            self._plane_factories, self._reranker_factory = planes, reranker
+            self._planes, self._reranker, self._lease = {}, None, held
+        if old is not None:
+            old.release()
+        return True
+
+    def close(self) -> None:
+        """Give up the snapshot lease (pruning may then remove the snapshot)."""
+        with self._readers.switching():
+            if self._lease is not None:
+                self._lease.release()
+
+    def __enter__(self) -> Engine:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
 
     def check(self, cfg: EngineConfig) -> None:
         """Raise ValueError if `cfg` needs an index this snapshot lacks or a component the engine
@@ -104,6 +189,18 @@ class Engine:
         k: int = RESULT_DEPTH,
     ) -> EvidenceBundle:
         """Answer `question` with an evidence bundle (or an abstention and its reason)."""
+        with self._readers.reading():
+            return self._ask(question, as_of, jurisdiction, config, authorities, k)
+
+    def _ask(
+        self,
+        question: str,
+        as_of: date | None,
+        jurisdiction: str | None,
+        config: str | EngineConfig,
+        authorities: frozenset[str] | None,
+        k: int,
+    ) -> EvidenceBundle:
         cfg = config if isinstance(config, EngineConfig) else get_configuration(config)
         self.check(cfg)
         timings: dict[str, float] = {}
@@ -211,6 +308,39 @@ class Engine:
             graph_paths=fused.paths,
             rule_support=fused.rule_support,
         )
+
+
+def _load(
+    snapshot: Snapshot, index_dir: Path
+) -> tuple[
+    Snapshot, Catalog, dict[str, Callable[[EngineConfig], Plane]], Callable[[], ColbertReranker]
+]:
+    """The catalog, graph and plane factories of `snapshot`; SnapshotError names the file when
+    the store or the graph cannot be read."""
+    try:
+        with connect_readonly(snapshot.store_path) as con:
+            catalog = Catalog.load(con)
+    except (OSError, duckdb.Error) as exc:
+        raise SnapshotError(
+            f"{snapshot.store_path}: cannot read the store ({type(exc).__name__}: {exc}); "
+            f"run `structfirst verify --index {index_dir}`"
+        ) from exc
+    try:
+        graph = load_graph(snapshot.graph_path)
+    except (OSError, EOFError, zlib.error, gzip.BadGzipFile, json.JSONDecodeError) as exc:
+        raise SnapshotError(
+            f"{snapshot.graph_path}: cannot read the citation graph ({type(exc).__name__}: {exc})"
+        ) from exc
+    root = snapshot.path
+    planes: dict[str, Callable[[EngineConfig], Plane]] = {
+        "lexical": lambda cfg: TextSearchPlane.lexical(root / "lucene", cfg.bm25_k1, cfg.bm25_b),
+        "dense": lambda cfg: TextSearchPlane.dense(root / "dense"),
+        "graph": lambda cfg: GraphPlane(graph, catalog),
+        "symbolic": lambda cfg: SymbolicPlane(
+            catalog, index_dir, default_library(index_dir, snapshot.snapshot_id)
+        ),
+    }
+    return snapshot, catalog, planes, lambda: ColbertReranker(root / "colbert")
 
 
 def demote_enclosed(

@@ -35,6 +35,7 @@ class Decision:
     answer: bool
     reason: str
     confidence: float | None = None  # set once the calibrator lands
+    warnings: list[str] = field(default_factory=list)  # e.g. an as-of date past the corpus
 
 
 @dataclass(slots=True)

@@ -52,6 +52,7 @@ from structfirst.ingest.lucene_index import (
     INDEX_SUBDIR,
     META_FILE,
     ORD_FIELD,
+    read_docids,
 )
 
 TERMS_FILTER_MAX = 64  # allowed sets up to this size filter on `id` terms, larger on `ord`
@@ -114,8 +115,7 @@ class LexicalPlane:
                 f"{meta_path}: built with {meta.get('tokenizer')!r}, "
                 f"the query side tokenizes with {TOKENIZER_VERSION!r}; rebuild the index"
             )
-        text = (self.index_dir / DOCIDS_FILE).read_text(encoding="utf-8")
-        self._docids: list[str] = text.splitlines()
+        self._docids: list[str] = read_docids(self.index_dir)
         self._ord: dict[str, int] = {d: n for n, d in enumerate(self._docids)}
         self._searcher = None
         self._reader = None

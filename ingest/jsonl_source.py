@@ -17,18 +17,26 @@ edge and must name a node on another line of the file; each ``cross_refs`` id yi
 Every problem is an `IngestError` naming the file, the line and the field: bad JSON, a
 missing or mistyped field, an unknown field, an impossible date ("2016-02-30"), an
 ``effective_to`` not after ``effective_from``, an unknown authority or type, a parent that
-no line defines, or one id on two lines with the same ``effective_from``.
+no line defines, or one id on two lines with the same ``effective_from``; an id (or parent,
+cross-ref or scope) longer than `MAX_ID_CHARS` or holding whitespace, a control or format
+character or a line/paragraph separator; a ``text`` over `MAX_TEXT_CHARS` characters; a
+jurisdiction that is not in the canonical form queries use (``us-federal``,
+``us-federal/cfpb``, ``us-ia``, ...) unless the caller declares it (``jurisdictions=``).
 """
 
 from __future__ import annotations
 
 import json
 import re
+import unicodedata
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
 from typing import Any
 
+from structfirst.engine.query_citations import ACCEPTED_JURISDICTION_FORMS, normalize_jurisdiction
+from structfirst.engine.query_dates import QueryError
 from structfirst.ingest.corpus import default_source_id
 from structfirst.ingest.model import (
     Authority,
@@ -59,6 +67,36 @@ OPTIONAL = (
     "attrs",
 )
 _ISO = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+MAX_ID_CHARS = 512
+MAX_TEXT_CHARS = 1_000_000  # a provision longer than this is split into lines with a parent
+
+
+def id_problem(value: str) -> str | None:
+    """Why `value` cannot be an id (too long, or a whitespace, control, format or separator
+    character in it), else None."""
+    if len(value) > MAX_ID_CHARS:
+        return f"{len(value):,} characters long; the limit is {MAX_ID_CHARS}"
+    for i, ch in enumerate(value):
+        category = unicodedata.category(ch)
+        if category[0] in "CZ":
+            return f"character {i} is {unicodedata.name(ch, repr(ch))} ({category}); ids hold none"
+    return None
+
+
+def jurisdiction_problem(value: str, declared: frozenset[str]) -> str | None:
+    """Why `value` is not a jurisdiction queries can ask for (nor a declared one), else None."""
+    if value in declared:
+        return None
+    try:
+        canonical = normalize_jurisdiction(value)
+    except QueryError:
+        return (
+            f"unknown jurisdiction {value!r}; use one queries accept "
+            f"({ACCEPTED_JURISDICTION_FORMS}) or declare it"
+        )
+    if canonical != value:
+        return f"jurisdiction {value!r} is not in canonical form; write {canonical!r}"
+    return None
 
 
 def _slug(term: str) -> str:
@@ -91,9 +129,13 @@ def _lines(text: str) -> list[tuple[int, int, int]]:
     return out
 
 
-def parse_jsonl(path: Path, source_id: str | None = None) -> ParsedDocument:
-    """Parse a JSON Lines source; see the module docstring and ``jsonl_format.md``."""
+def parse_jsonl(
+    path: Path, source_id: str | None = None, jurisdictions: Iterable[str] = ()
+) -> ParsedDocument:
+    """Parse a JSON Lines source; see the module docstring and ``jsonl_format.md``.
+    `jurisdictions`: new jurisdictions the caller declares, accepted as written."""
     path = Path(path)
+    declared = frozenset(jurisdictions)
     src = source_id or default_source_id(path)
     raw = path.read_bytes()
     try:
@@ -118,7 +160,7 @@ def parse_jsonl(path: Path, source_id: str | None = None) -> ParsedDocument:
             raise fail(number, None, f"bad JSON at column {exc.colno}: {exc.msg}") from None
         if not isinstance(obj, dict):
             raise fail(number, None, f"expected a JSON object, got {type(obj).__name__}")
-        node = _node(obj, number, (start, end), src, fail)
+        node = _node(obj, number, (start, end), src, fail, declared)
         lines.append(_Line(number, (start, end), obj, node))
     if not lines:
         raise IngestError(src, "line 1", "no JSON objects in the file")
@@ -206,7 +248,14 @@ def parse_jsonl(path: Path, source_id: str | None = None) -> ParsedDocument:
     return ParsedDocument(edition, nodes, edges, [], unresolved, warnings)
 
 
-def _node(obj: dict[str, Any], number: int, span: tuple[int, int], src: str, fail) -> Node:
+def _node(
+    obj: dict[str, Any],
+    number: int,
+    span: tuple[int, int],
+    src: str,
+    fail,
+    declared: frozenset[str] = frozenset(),
+) -> Node:
     for key in obj:
         if key not in REQUIRED and key not in OPTIONAL:
             raise fail(number, key, 'unknown field (put free fields under "attrs")')
@@ -235,9 +284,25 @@ def _node(obj: dict[str, Any], number: int, span: tuple[int, int], src: str, fai
         except ValueError as exc:
             raise fail(number, key, f"impossible date {value!r}: {exc}") from None
 
-    node_id = string("id", True)
+    def ident(key: str, value: str | None) -> str | None:
+        problem = None if value is None else id_problem(value)
+        if problem:
+            raise fail(number, key, f"not a usable id: {problem}")
+        return value
+
+    node_id = ident("id", string("id", True))
     body = string("text")
+    if body is not None and len(body) > MAX_TEXT_CHARS:
+        raise fail(
+            number,
+            "text",
+            f"{len(body):,} characters; the limit is {MAX_TEXT_CHARS:,} "
+            "(split the provision into lines joined by parent)",
+        )
     jurisdiction = string("jurisdiction", True)
+    problem = jurisdiction_problem(jurisdiction, declared)
+    if problem:
+        raise fail(number, "jurisdiction", problem)
     try:
         authority = Authority(obj["authority"])
     except (ValueError, TypeError):
@@ -264,6 +329,8 @@ def _node(obj: dict[str, Any], number: int, span: tuple[int, int], src: str, fai
         not isinstance(refs, list) or not all(isinstance(r, str) and r for r in refs)
     ):
         raise fail(number, "cross_refs", "expected a list of ids (strings)")
+    for ref in refs or []:
+        ident("cross_refs", ref)
     defines = obj.get("defines")
     if defines is not None:
         ok = isinstance(defines, list) and all(
@@ -279,6 +346,8 @@ def _node(obj: dict[str, Any], number: int, span: tuple[int, int], src: str, fai
         )
         if not ok:
             raise fail(number, "defines", 'expected a list of terms or {"term", "scope"} objects')
+        for d in defines:
+            ident("defines", d.get("scope") if isinstance(d, dict) else None)
     attrs = obj.get("attrs")
     if attrs is not None and not isinstance(attrs, dict):
         raise fail(number, "attrs", "expected a JSON object")
@@ -290,7 +359,7 @@ def _node(obj: dict[str, Any], number: int, span: tuple[int, int], src: str, fai
         Provenance(src, span, PARSER_VERSION),
         jurisdiction,
         authority,
-        string("parent"),
+        ident("parent", string("parent")),
         string("heading"),
         string("citation"),
         eff_from,

@@ -12,8 +12,10 @@ Layout of `out_dir` (the snapshot's `lucene/` directory):
 * An `ord` numeric doc-values field added after Anserini is done: for every document, its Lucene
   doc number. The lexical plane filters on it (`NumericDocValuesField.newSlowSetQuery`), which
   crosses into Java as one `long[]` instead of one Java object per allowed id.
-* `docids.txt`: the version ids in Lucene doc-number order (line n is doc n), so results map
-  back to version ids in Python and allowed ids map to doc numbers without asking Lucene.
+* `docids.json`: the version ids in Lucene doc-number order (a JSON list; item n is doc n, so
+  an id holding a line break or U+2028 round-trips), so results map back to version ids in
+  Python and allowed ids map to doc numbers without asking Lucene. `read_docids` reads it, and
+  the one-id-per-line `docids.txt` of indexes built before it.
 * `meta.json`: counts, the tokenizer version, the figures of the build.
 
 Documents whose tokenized contents are empty cannot match any query; they are left out of the
@@ -34,7 +36,8 @@ from structfirst.ingest.java_env import JVM_LOCK, ensure_java
 from structfirst.ingest.legal_tokenizer import TOKENIZER_VERSION, analyze
 
 INDEX_SUBDIR = "index"
-DOCIDS_FILE = "docids.txt"
+DOCIDS_FILE = "docids.json"
+LEGACY_DOCIDS_FILE = "docids.txt"  # one id per "\n"-terminated line; read, never written
 META_FILE = "meta.json"
 ID_FIELD = "id"  # Anserini's docid field
 CONTENTS_FIELD = "contents"
@@ -102,7 +105,7 @@ class LuceneIndexBuilder:
             shutil.rmtree(collection, ignore_errors=True)
         t_end = time.perf_counter()
 
-        (out_dir / DOCIDS_FILE).write_text("".join(d + "\n" for d in docids), encoding="utf-8")
+        (out_dir / DOCIDS_FILE).write_text(json.dumps(docids, ensure_ascii=False), "utf-8")
         figures: dict[str, Any] = {
             "format": FORMAT,
             "tokenizer": TOKENIZER_VERSION,
@@ -200,4 +203,19 @@ def _add_ord_field(index_dir: Path) -> list[str]:
                 writer.close()
         finally:
             directory.close()
+    return docids
+
+
+def read_docids(out_dir: Path) -> list[str]:
+    """The version ids in doc-number order, from `docids.json` (or a legacy `docids.txt`)."""
+    path = Path(out_dir) / DOCIDS_FILE
+    if not path.is_file() and (Path(out_dir) / LEGACY_DOCIDS_FILE).is_file():
+        text = (Path(out_dir) / LEGACY_DOCIDS_FILE).read_text(encoding="utf-8")
+        return text.split("\n")[:-1] if text else []
+    try:
+        docids = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise ValueError(f"{path}: unreadable list of doc ids ({exc})") from exc
+    if not isinstance(docids, list) or not all(isinstance(d, str) for d in docids):
+        raise ValueError(f"{path}: not a JSON list of version ids")
     return docids

@@ -1092,12 +1092,52 @@ def effective_date_facts(note: Node, section_id: str) -> list[Fact]:
 # ----------------------------------------------------------------------------- entry point
 
 
-def parse_uscode(path: Path, source_id: str | None = None) -> ParsedDocument:
+# -------------------------------------------------------------- table-of-contents check
+
+_TOC_FIELD = re.compile(r"<!-- field-start:analysis -->(.*?)<!-- field-end:analysis -->", re.S)
+# a chapter's analysis: one row per section ("[304." marks a repealed one: skipped)
+_TOC_SECTION = re.compile(r'two-column-analysis-style-content-left">\s*([^<\[\s]+?)\.?\s*</div>')
+# the title's analysis: chapter, name, first section (a bracketed name is repealed/omitted)
+_TOC_CHAPTER = re.compile(
+    r'three-column-analysis-style-content-center"[^>]*>([^<]*(?:<(?!/div)[^>]*>[^<]*)*)</div>'
+    r'\s*<div class="three-column-analysis-style-content-right">\s*([^<\s]+?)\s*</div>'
+)
+_ITEMPATH_SECTION = re.compile(
+    r"<!-- itempath:/[^>]*?/\[?(?:Secs?\.|Rules?|Forms?)\s+([^/>]*?)\]? -->"
+)
+_LABEL_SPLIT = re.compile(r",\s*|\s+(?:to|and|through)\s+")
+
+
+def _toc_key(label: str) -> str:
+    return label.strip().rstrip(".").replace("\u2013", "-").replace("\u2014", "-")
+
+
+def toc_missing_sections(text: str) -> list[str]:
+    """Sections the file's own tables of contents list (each chapter's sections, each chapter's
+    first section) that no item of the file holds, in table order: a file cut short, even at a
+    section boundary with its closing tags restored, lists what it lost."""
+    present = {
+        _toc_key(part)
+        for label in _ITEMPATH_SECTION.findall(text)
+        for part in _LABEL_SPLIT.split(label)
+    }
+    listed: list[str] = []
+    for block in _TOC_FIELD.finditer(text):
+        listed += _TOC_SECTION.findall(block.group(1))
+        listed += [sec for name, sec in _TOC_CHAPTER.findall(block.group(1)) if "[" not in name]
+    return [sec for sec in dict.fromkeys(listed) if _toc_key(sec) not in present]
+
+
+def parse_uscode(
+    path: Path, source_id: str | None = None, strict: bool = False
+) -> ParsedDocument:
     """Parse one US Code title file of one annual edition (see the module docstring).
 
     `source_id` defaults to the path relative to the corpus root. Raises MissingSourceError
     (an IngestError and a FileNotFoundError) for a missing file and IngestError, naming the
-    file and the line/offset, for a truncated, non-UTF-8 or non-title file.
+    file and the line/offset, for a truncated, non-UTF-8 or non-title file. Sections the
+    file's table of contents lists but the file lacks are a warning naming them, or, with
+    `strict`, an IngestError.
     """
     from structfirst.ingest import dollar_adjustments  # (imports this module)
 
@@ -1106,6 +1146,14 @@ def parse_uscode(path: Path, source_id: str | None = None) -> ParsedDocument:
     text = read_source(path, sid)
     parser = _Parser(text, sid)
     doc = parser.run()
+    missing = toc_missing_sections(text)
+    if missing:
+        more = f" and {len(missing) - 20} more" if len(missing) > 20 else ""
+        shown = ", ".join(missing[:20]) + more
+        problem = f"its table of contents lists {len(missing)} sections the file lacks: {shown}"
+        if strict:
+            raise IngestError(sid, "table of contents", problem + " (file cut short?)")
+        doc.warnings.append(f"{problem} (file cut short?)")
 
     # effective dates from notes
     for node in list(doc.nodes):

@@ -6,8 +6,10 @@ the parameters, and returns a `Library`. A rule with an error (syntax, unknown p
 unsafe variable, wrong types, ...) is left out with an `Issue` naming file, line and rule;
 every other rule still loads. A rule that depends on a rule left out is left out too.
 
-Thresholds: with `index=DIR` the ingested §104 adjustments come from that snapshot's DuckDB
-`facts` table; otherwise from the shared Title 11 editions, parsed once per process (or from
+Thresholds: with `index=DIR` the ingested §104 adjustments come from the DuckDB `facts` table
+of its current snapshot (or of `snapshot_id`); a store that cannot be read is a
+`ThresholdSourceError`, never a silent fall back to the statute's base amounts; otherwise
+from the shared Title 11 editions, parsed once per process (or from
 `thresholds=[...]`, a list of records or THRESHOLD facts, e.g. in tests).
 """
 
@@ -163,17 +165,21 @@ def _as_records(thresholds: Iterable[Any]) -> list[P.ThresholdRecord]:
 
 
 def load_thresholds(index: Path | str | None = None,
-                    thresholds: Iterable[Any] | None = None) -> tuple[list[P.ThresholdRecord], str,
-                                                                      list[Issue]]:
-    """The ingested THRESHOLD records and where they came from ("index DIR", "editions", ...)."""
+                    thresholds: Iterable[Any] | None = None,
+                    snapshot_id: str | None = None) -> tuple[list[P.ThresholdRecord], str,
+                                                             list[Issue]]:
+    """The ingested THRESHOLD records and where they came from ("index DIR", "editions", ...).
+    ThresholdSourceError when the index's store cannot be read: evaluating with the base
+    amounts instead would answer a different, wrong, amount."""
     if thresholds is not None:
         return _as_records(thresholds), "given", []
     if index is not None:
         try:
-            return P.records_from_index(index), f"index {index}", []
-        except Exception as exc:  # a missing or unreadable snapshot
-            return [], f"index {index}", [Issue("error", "thresholds",
-                                                f"cannot read thresholds from {index}: {exc}")]
+            return P.records_from_index(index, snapshot_id), f"index {index}", []
+        except Exception as exc:  # a missing, damaged or unreadable snapshot or store
+            raise P.ThresholdSourceError(
+                f"cannot read the ingested thresholds from {index}: {exc}"
+            ) from exc
     try:
         return P.records_from_editions(), "editions", []
     except P.ThresholdSourceError as exc:
@@ -182,7 +188,8 @@ def load_thresholds(index: Path | str | None = None,
 
 
 def load_library(root: Path | str | None = None, *, index: Path | str | None = None,
-                 thresholds: Iterable[Any] | None = None) -> Library:
+                 thresholds: Iterable[Any] | None = None,
+                 snapshot_id: str | None = None) -> Library:
     """Read, resolve and check the rule library under `root`."""
     root = Path(root) if root is not None else LIBRARY_ROOT
     issues: list[Issue] = []
@@ -196,7 +203,7 @@ def load_library(root: Path | str | None = None, *, index: Path | str | None = N
     issues += fissues
     specs, pissues = P.load_parameter_files(param_files)
     issues += pissues
-    records, source, tissues = load_thresholds(index, thresholds)
+    records, source, tissues = load_thresholds(index, thresholds, snapshot_id)
     issues += tissues
     table = P.build_table(specs, records, ingested_source=source)
     issues += table.issues
@@ -271,7 +278,7 @@ def _on_cycles(graph: dict[str, set[str]]) -> set[str]:
     return out
 
 
-_DEFAULT: dict[tuple[str, str | None], Library] = {}
+_DEFAULT: dict[tuple[str, str | None, str | None], Library] = {}
 _DEFAULT_LOCK = threading.Lock()
 
 
@@ -297,10 +304,10 @@ def library_rule_ids(root: Path = LIBRARY_ROOT) -> frozenset[str]:
     return frozenset(d.id for path in sorted(root.rglob("*.rules")) for d in parse_file(path).rules)
 
 
-def default_library(index: Path | str | None = None) -> Library:
-    """The packaged library, loaded once per process (per index)."""
-    key = (str(LIBRARY_ROOT), None if index is None else str(index))
+def default_library(index: Path | str | None = None, snapshot_id: str | None = None) -> Library:
+    """The packaged library, loaded once per process (per index and snapshot)."""
+    key = (str(LIBRARY_ROOT), None if index is None else str(index), snapshot_id)
     with _DEFAULT_LOCK:
         if key not in _DEFAULT:
-            _DEFAULT[key] = load_library(LIBRARY_ROOT, index=index)
+            _DEFAULT[key] = load_library(LIBRARY_ROOT, index=index, snapshot_id=snapshot_id)
         return _DEFAULT[key]

@@ -378,12 +378,15 @@ def _str_or_none(value: Any) -> str | None:
     return None if value is None else str(value)
 
 
-def records_from_index(index_dir: Path | str) -> list[ThresholdRecord]:
-    """THRESHOLD facts from the current snapshot's DuckDB `facts` table."""
+def records_from_index(
+    index_dir: Path | str, snapshot_id: str | None = None
+) -> list[ThresholdRecord]:
+    """THRESHOLD facts from the DuckDB `facts` table of the current snapshot (or the one
+    named)."""
     from structfirst.ingest.duckdb_store import connect_readonly
     from structfirst.ingest.snapshot import open_snapshot
 
-    snap = open_snapshot(Path(index_dir))
+    snap = open_snapshot(Path(index_dir), snapshot_id)
     with connect_readonly(snap.store_path) as con:
         cur = con.execute("SELECT * FROM facts WHERE kind = 'threshold'")
         names = [d[0] for d in cur.description]

@@ -115,7 +115,11 @@ GOOD = {"id": "/x", "text": "t", **BASE}
             "line 2, field 'jurisdiction'",
             "missing",
         ),
-        ({"id": "/y", "text": "t", "jurisdiction": "us"}, "line 2, field 'authority'", "missing"),
+        (
+            {"id": "/y", "text": "t", "jurisdiction": "us-federal"},
+            "line 2, field 'authority'",
+            "missing",
+        ),
         ({"id": "", "text": "t", **BASE}, "line 2, field 'id'", "empty"),
         ({"id": 7, "text": "t", **BASE}, "line 2, field 'id'", "expected a string"),
         (
@@ -151,7 +155,7 @@ GOOD = {"id": "/x", "text": "t", **BASE}
             "not after effective_from",
         ),
         (
-            {"id": "/y", "text": "t", "jurisdiction": "us", "authority": "binding"},
+            {"id": "/y", "text": "t", "jurisdiction": "us-federal", "authority": "binding"},
             "line 2, field 'authority'",
             "unknown authority 'binding'",
         ),

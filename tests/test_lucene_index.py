@@ -16,6 +16,7 @@ from structfirst.ingest.lucene_index import (
     INDEX_SUBDIR,
     META_FILE,
     LuceneIndexBuilder,
+    read_docids,
 )
 
 
@@ -93,7 +94,7 @@ def test_figures_and_layout(built: tuple[Path, dict]) -> None:
 
 def test_docids_are_in_doc_number_order_and_sorted(built: tuple[Path, dict]) -> None:
     out, _ = built
-    docids = (out / DOCIDS_FILE).read_text().splitlines()
+    docids = read_docids(out)
     assert docids == sorted(d.version_id for d in DOCS if d.contents.strip(" -"))
 
 
@@ -126,4 +127,4 @@ def test_rebuild_is_identical(built: tuple[Path, dict], tmp_path: Path) -> None:
 def test_no_indexable_text_gives_an_empty_plane(tmp_path: Path) -> None:
     figures = LuceneIndexBuilder().build([DOCS[-1]], tmp_path / "lucene")
     assert figures["docs"] == 0 and figures["empty"] == 1
-    assert (tmp_path / "lucene" / DOCIDS_FILE).read_text() == ""
+    assert read_docids(tmp_path / "lucene") == []

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 from structfirst.ingest.duckdb_store import connect_readonly, get_artifacts, valid_version_ids
-from structfirst.ingest.lucene_index import LuceneIndexBuilder
+from structfirst.ingest.lucene_index import LuceneIndexBuilder, read_docids
 from structfirst.ingest.model import IngestError
 from structfirst.ingest.pipeline import detect_format, find_sources, indexable_docs, ingest
 from structfirst.ingest.snapshot import CURRENT_FILE, open_snapshot
@@ -55,7 +55,7 @@ def test_ingest_writes_a_current_snapshot(ingested):
 
 def test_lexical_index_is_built_inside_the_snapshot(ingested):
     info, _ = ingested
-    docids = (info.path / "lucene" / "docids.txt").read_text().split()
+    docids = read_docids(info.path / "lucene")
     assert info.indexes["lucene"]["docs"] == len(docids) > 4000
     assert info.counts["indexable_docs"] >= len(docids)
     assert any(d.startswith("/us/usc/t11/s547/c/9@") for d in docids)
