@@ -94,9 +94,10 @@ def test_configuration_keeps_the_filter_and_every_plane_contributes(
 
 
 def test_dense_plane_finds_a_paraphrase_that_shares_no_statutory_words(engine: Engine) -> None:
-    bundle = engine.ask(PARAPHRASE, as_of=date(2020, 1, 1), config="H1", k=5)
-    dense_hits = {c.node_id for c in bundle.candidates if "dense" in c.plane_ranks}
-    assert "/us/usc/t11/s547/c/9" in dense_hits
+    bundle = engine.ask(PARAPHRASE, as_of=date(2020, 1, 1), config="H1", k=30)
+    c9 = next(c for c in bundle.candidates if c.node_id == "/us/usc/t11/s547/c/9")
+    assert c9.plane_ranks["dense"] <= 10
+    assert c9.plane_ranks.get("lexical", 101) > c9.plane_ranks["dense"]
 
 
 def test_no_filter_baseline_mixes_versions_the_as_of_filter_keeps_apart(engine: Engine) -> None:
