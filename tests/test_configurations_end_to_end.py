@@ -62,7 +62,8 @@ def engine(tmp_path_factory: pytest.TempPathFactory, one_thread: None) -> Engine
     for name, lines in _editions().items():
         text = "".join(json.dumps(line) + "\n" for line in lines)
         (sources / f"{name}.jsonl").write_text(text, "utf-8")
-    info = ingest([sources], root / "index", dense=True, progress=False)
+    info = ingest([sources], root / "index", dense=True, progress=False,
+                  parser_options={"jsonl": {"jurisdictions": ("other",)}})
     assert {"lucene", "dense", "colbert"} <= set(info.indexes)
     return Engine.open(root / "index")
 

@@ -1,5 +1,6 @@
-"""Jurisdictions come from the corpus: a code of another country ingested through JSONL is
-asked in its own jurisdiction, by name or by default when it is the index's only one."""
+"""Jurisdictions come from the corpus: a code of another country ingested through JSONL (its
+jurisdiction declared at ingest) is asked in its own jurisdiction, by name or by default when
+it is the index's only one."""
 
 from __future__ import annotations
 
@@ -39,7 +40,8 @@ def jp_index(tmp_path_factory: pytest.TempPathFactory) -> Path:
     ]
     source = root / "jp-civil-code.jsonl"
     source.write_text("".join(json.dumps(line) + "\n" for line in lines), "utf-8")
-    ingest([source], root / "index", dense=False, progress=False)
+    ingest([source], root / "index", dense=False, progress=False,
+           parser_options={"jsonl": {"jurisdictions": ("jp",)}})
     return root / "index"
 
 
@@ -52,7 +54,7 @@ def test_a_declared_jurisdiction_is_accepted_and_us_forms_still_are() -> None:
 
 def test_a_single_jurisdiction_index_answers_in_it_by_default(jp_index: Path) -> None:
     engine = Engine.open(jp_index)
-    question = "Who must pay for damage caused by negligence?"
+    question = "Who must compensate damage to others caused negligently?"
     by_default = engine.ask(question, config="H0")
     named = engine.ask(question, jurisdiction="jp", config="H0")
     assert by_default.parsed_query["jurisdiction"] == {
