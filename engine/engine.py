@@ -108,7 +108,9 @@ class Engine:
         timings: dict[str, float] = {}
         started = time.perf_counter()
         parsed = parse_query(question, as_of=as_of, jurisdiction=jurisdiction)
-        allowed = self.catalog.allowed(parsed.as_of.value, parsed.jurisdiction.value, authorities)
+        allowed = self.catalog.hard_filter(
+            parsed.as_of.value, parsed.jurisdiction.value, authorities
+        )
         query = PlaneQuery(
             text=query_terms(parsed),
             as_of=parsed.as_of.value,
