@@ -23,7 +23,7 @@ import hashlib
 import json
 import statistics
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -35,6 +35,7 @@ from structfirst.engine.configuration import CONFIGURATIONS_FILE, EngineConfig, 
 from structfirst.engine.engine import Engine
 from structfirst.engine.evidence import EvidenceBundle
 from structfirst.eval import metrics as M
+from structfirst.eval.batch_runner import AskJob, BatchRunner
 from structfirst.eval.query_set import (
     QUERY_TYPES,
     Query,
@@ -145,6 +146,24 @@ def _ask(engine: Engine, q: Query, cfg: EngineConfig, k: int) -> EvidenceBundle:
         raise AblationError(f"query {q.qid} under {cfg.name}: {exc}") from None
 
 
+def _answers(
+    engine: Engine, queries: Sequence[Query], cfg: EngineConfig, k: int,
+    runner: BatchRunner | None,
+) -> Iterator[EvidenceBundle]:
+    """The bundles of `queries` in order: asked here, or by the runner's workers."""
+    if runner is None:
+        for q in queries:
+            yield _ask(engine, q, cfg, k)
+        return
+    jobs = [AskJob(f"query {q.qid} under {cfg.name}", q.question, q.as_of, q.jurisdiction, cfg, k)
+            for q in queries]
+    try:
+        for part in runner.iter_chunks(jobs):
+            yield from part
+    except ValueError as exc:
+        raise AblationError(str(exc)) from None
+
+
 def run_configuration(
     engine: Engine,
     queries: Sequence[Query],
@@ -152,6 +171,7 @@ def run_configuration(
     runs_dir: Path,
     k: int = DEFAULT_K,
     progress: Progress | None = None,
+    runner: BatchRunner | None = None,
 ) -> ConfigRun:
     """Ask every query under `cfg`; write its TREC run and outputs files. One untimed warm-up
     ask (the first answerable query) loads the configuration's planes and reranker first, so
@@ -161,15 +181,14 @@ def run_configuration(
     latencies: list[float] = []
     with_confidence = 0
     warm_up = next((q for q in queries if q.answerable), queries[0] if queries else None)
-    if warm_up is not None:
+    if warm_up is not None and runner is None:
         _ask(engine, warm_up, cfg, k)
     started = time.perf_counter()
     with (
         run_file.open("w", encoding="utf-8") as run_fh,
         outputs_file.open("w", encoding="utf-8") as out_fh,
     ):
-        for q in queries:
-            bundle = _ask(engine, q, cfg, k)
+        for q, bundle in zip(queries, _answers(engine, queries, cfg, k, runner), strict=True):
             seen: set[str] = set()
             for cand in bundle.candidates:
                 if cand.version_id in seen:
@@ -269,8 +288,10 @@ def run_ablation(
     seed: int = 0,
     progress: bool = True,
     console: Console | None = None,
+    runner: BatchRunner | None = None,
 ) -> dict[str, Any]:
-    """Run the ablation and return everything `metrics.json` holds (the caller writes it)."""
+    """Run the ablation and return everything `metrics.json` holds (the caller writes it);
+    `runner`: answer the queries in its workers (`eval.batch_runner`) instead of here."""
     configs = select_configurations(config_names)
     if k < 1 or n_boot < 1:
         raise AblationError(f"--k and --bootstrap must be positive (got {k} and {n_boot})")
@@ -302,7 +323,7 @@ def run_ablation(
     )
     with bar:
         for cfg in configs:
-            config_runs.append(run_configuration(engine, queries, cfg, runs_dir, k, bar))
+            config_runs.append(run_configuration(engine, queries, cfg, runs_dir, k, bar, runner))
     run_seconds = time.perf_counter() - started
     summaries, comparisons = evaluate_runs(
         queries, config_runs, engine.snapshot.store_path, n_boot, seed
