@@ -4,16 +4,19 @@ from __future__ import annotations
 
 import json
 import shutil
+from datetime import date
 from pathlib import Path
 
 import pytest
 import torch
 from legal_passages import (
     AMOUNT_QUERY,
+    HARD_FILTERS,
     PARAPHRASE,
     S101_31,
     S547_C9_2005,
     S547_C9_2019,
+    legal_catalog,
     legal_docs,
 )
 from structfirst.engine.colbert_plane import ColbertPlane
@@ -86,3 +89,17 @@ def test_index_moves_and_derives_its_checkpoint_again(built: dict, tmp_path: Pat
     assert ((moved / meta["checkpoint"]).resolve() / "artifact.metadata").is_file()
     assert str((moved / meta["checkpoint"]).resolve()).startswith(str(tmp_path / "moved-index"))
     assert plane.search(AMOUNT_QUERY, 3) == built["plane"].search(AMOUNT_QUERY, 3)
+
+
+@pytest.mark.parametrize(("day", "jurisdiction", "authorities"), HARD_FILTERS)
+def test_hard_filter_gives_what_its_allowed_set_gives(
+    built: dict, day: date, jurisdiction: str | None, authorities: frozenset[str] | None
+) -> None:
+    """The filter from interval and code columns selects exactly the versions it admits."""
+    plane: ColbertPlane = built["plane"]
+    catalog = legal_catalog()
+    where = catalog.hard_filter(day, jurisdiction, authorities)
+    allowed = catalog.allowed(day, jurisdiction, authorities)
+    hits = plane.search(AMOUNT_QUERY, 8, where)
+    assert hits == plane.search(AMOUNT_QUERY, 8, allowed)
+    assert len(hits) == min(8, len(allowed)) and all(d in allowed for d, _ in hits)
