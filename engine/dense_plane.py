@@ -19,6 +19,15 @@ from structfirst.ingest.dense_index import CONFIG_FILE, DOCIDS_FILE, INDEX_FILE,
 from structfirst.ingest.encoder_config import EncoderConfig
 
 
+def bitmap_selector(mask: np.ndarray) -> tuple[object, np.ndarray]:
+    """A FAISS selector of the rows where `mask` is true, and the bitmap it reads (keep it
+    referenced while the selector is in use)."""
+    import faiss
+
+    bits = np.packbits(mask, bitorder="little")
+    return faiss.IDSelectorBitmap(len(mask), faiss.swig_ptr(bits)), bits
+
+
 class DensePlane:
     """Search one dense index; safe to call from several threads."""
 
@@ -64,8 +73,8 @@ class DensePlane:
 
         if isinstance(allowed, HardFilter):
             mask = self.columns(allowed.catalog).mask(allowed)
-            bits = np.packbits(mask, bitorder="little")
-            return faiss.IDSelectorBitmap(len(mask), faiss.swig_ptr(bits)), int(mask.sum()), bits
+            selector, bits = bitmap_selector(mask)
+            return selector, int(mask.sum()), bits
         rows = np.fromiter((self._row[v] for v in allowed if v in self._row), dtype=np.int64)
         return faiss.IDSelectorBatch(rows), int(rows.size), rows
 
@@ -73,10 +82,16 @@ class DensePlane:
         self, query: str, k: int, allowed: Allowed | None = None
     ) -> list[tuple[str, float]]:
         """The k best (version id, cosine) pairs, best first, all of them in `allowed`."""
-        import faiss
-
         if k <= 0 or not self.docids:
             return []
+        return self.search_vector(self.encoder.encode_query(query).reshape(1, -1), k, allowed)
+
+    def search_vector(
+        self, vector: np.ndarray, k: int, allowed: Allowed | None = None
+    ) -> list[tuple[str, float]]:
+        """`search` for an encoded query (a [1, dim] row)."""
+        import faiss
+
         params = selector = None
         if allowed is not None:
             selector, count, _keep = self._selector(allowed)  # referenced until the search ends
@@ -85,7 +100,6 @@ class DensePlane:
             k = min(k, count)
             params = faiss.SearchParameters(sel=selector)
         k = min(k, len(self.docids))
-        vector = self.encoder.encode_query(query).reshape(1, -1)
         scores, ids = self.index.search(vector, k, params=params)
         return [
             (self.docids[i], float(s)) for i, s in zip(ids[0], scores[0], strict=True) if i >= 0
