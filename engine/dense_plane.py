@@ -49,7 +49,10 @@ class DensePlane:
                 f"({meta['encoder']['dense_model']}), but {key} ({self.config.dense_model}) "
                 "is configured: set the same dense model to search it"
             )
-        self.index = faiss.read_index(str(dense_dir / INDEX_FILE))
+        # mapped, not read: worker processes on one snapshot share the page cache
+        self.index = faiss.read_index(
+            str(dense_dir / INDEX_FILE), faiss.IO_FLAG_MMAP | faiss.IO_FLAG_READ_ONLY
+        )
         self.docids: list[str] = json.loads((dense_dir / DOCIDS_FILE).read_text())
         if self.index.ntotal != len(self.docids):
             raise ValueError(f"{dense_dir}: {self.index.ntotal} vectors, {len(self.docids)} docids")
