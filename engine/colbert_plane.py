@@ -106,10 +106,11 @@ class ColbertPlane:
             cached = self._columns = (catalog, catalog.columns_for(self.docids))
         return cached[1]
 
-    def _allowed_pids(self, allowed: Allowed) -> list[int]:
+    def _allowed_pids(self, allowed: Allowed) -> np.ndarray:
+        """The allowed passage ids, ascending."""
         if isinstance(allowed, HardFilter):
-            return np.flatnonzero(self.columns(allowed.catalog).mask(allowed)).tolist()
-        return sorted(self._pid[v] for v in allowed if v in self._pid)
+            return np.flatnonzero(self.columns(allowed.catalog).mask(allowed))
+        return np.array(sorted(self._pid[v] for v in allowed if v in self._pid), dtype=np.int64)
 
     def _encode(self, query: str) -> Any:
         searcher = self.searcher
@@ -151,19 +152,19 @@ class ColbertPlane:
         allowed_pids = None
         if allowed is not None:
             allowed_pids = self._allowed_pids(allowed)
-            if not allowed_pids:
+            if allowed_pids.size == 0:
                 return []
         want = min(k, len(self.docids) if allowed_pids is None else len(allowed_pids))
         with self._lock:
             Q = self._encode(query)  # noqa: N806
             self._settings_for(k)
             if allowed_pids is not None and len(allowed_pids) <= self.exact_limit:
-                hits = self._exact(Q, allowed_pids, k)
+                hits = self._exact(Q, allowed_pids.tolist(), k)
             else:
                 filter_fn = None
                 if allowed_pids is not None:
                     keep = torch.zeros(len(self.docids), dtype=torch.bool)
-                    keep[allowed_pids] = True
+                    keep[torch.from_numpy(allowed_pids)] = True
 
                     def filter_fn(pids: torch.Tensor) -> torch.Tensor:
                         return pids[keep[pids.long()]]
@@ -171,6 +172,7 @@ class ColbertPlane:
                 found, _, scores = self.searcher.dense_search(Q, k=k, filter_fn=filter_fn)
                 hits = list(zip(found, scores, strict=True))
                 if len(hits) < want:
-                    pool = allowed_pids if allowed_pids is not None else list(range(len(self)))
+                    pool = (allowed_pids.tolist() if allowed_pids is not None
+                            else list(range(len(self))))
                     hits = self._exact(Q, pool, k)
         return [(self.docids[pid], float(score)) for pid, score in hits]
