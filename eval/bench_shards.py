@@ -1,9 +1,9 @@
 """Four shards and a merge: the dense plane split by period, merged top-k against the single index.
 
-    python -m structfirst.eval.bench_shards --index DIR [--shards 4] [--k 100]
+    python -m structfirst.eval.bench_shards --index DIR [--dense DIR] [--shards 4] [--k 100]
         [--queries data/queries/dev.jsonl]
 
-The snapshot's dense index (exact inner product, `IndexFlatIP`) is split into `--shards` shards
+The snapshot's dense index (or `--dense`, one built from the same corpus; exact inner product, `IndexFlatIP`) is split into `--shards` shards
 by period: rows ordered by effective_from, cut into equal parts, as a corpus sharded by
 jurisdiction and period would be. Each dev question is parsed as the engine parses it, its hard
 filter applied in every shard from that shard's own interval columns, each shard's top k taken,
@@ -85,12 +85,13 @@ def same(a: Hits, b: Hits) -> bool:
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--index", type=Path, required=True)
+    ap.add_argument("--dense", type=Path, help="a dense index dir (default: the snapshot's)")
     ap.add_argument("--shards", type=int, default=4)
     ap.add_argument("--k", type=int, default=100)
     ap.add_argument("--queries", type=Path, default=REPO_ROOT / "data" / "queries" / "dev.jsonl")
     args = ap.parse_args()
     engine = Engine.open(args.index)
-    plane = DensePlane(engine.snapshot.path / "dense")
+    plane = DensePlane(args.dense or engine.snapshot.path / "dense")
     shards = by_period(plane, engine.catalog, args.shards)
     records = [json.loads(line) for line in args.queries.read_text().splitlines() if line.strip()]
     timings: dict[str, list[float]] = {"single": [], "shards": [], "merge": []}
