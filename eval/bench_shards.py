@@ -5,8 +5,9 @@
 
 The snapshot's dense index (or `--dense`, one built from the same corpus; exact inner product,
 `IndexFlatIP`) is split into `--shards` shards by period: rows ordered by effective_from, cut
-into equal parts, as a corpus sharded by jurisdiction and period would be. Each dev question is parsed as the engine parses it, its hard
-filter applied in every shard from that shard's own interval columns, each shard's top k taken,
+into equal parts, as a corpus sharded by jurisdiction and period would be. Each dev question is
+parsed as the engine parses it, its hard filter applied in every shard from that shard's own
+interval columns, each shard's top k taken,
 and the shards' lists merged by score (ties by version id). The run prints how many merged top-k
 lists equal the single index's (same ids, same order, scores within 1e-5), and the latency of
 the single search, of the shard searches (sequential: the time one machine would need) and of
