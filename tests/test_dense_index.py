@@ -20,7 +20,7 @@ from legal_passages import (
     legal_docs,
 )
 from structfirst.engine.dense_plane import DensePlane
-from structfirst.ingest.dense_index import DenseEncoder, DenseIndexBuilder
+from structfirst.ingest.dense_index import DenseEncoder, DenseIndexBuilder, length_buckets
 from structfirst.ingest.embedding_cache import EmbeddingCache, text_digest
 from structfirst.ingest.encoder_config import (
     ENV_COLBERT_CHECKPOINT,
@@ -168,3 +168,14 @@ def test_hard_filter_gives_what_its_allowed_set_gives(
     hits = plane.search(AMOUNT_QUERY, 8, where)
     assert hits == plane.search(AMOUNT_QUERY, 8, allowed)
     assert len(hits) == min(8, len(allowed)) and all(d in allowed for d, _ in hits)
+
+
+def test_length_buckets_bound_padded_tokens() -> None:
+    lengths = [10, 200, 12, 11, 190, 9, 250]
+    batches = length_buckets(lengths, max_tokens=400, max_batch=3)
+    assert sorted(i for b in batches for i in b) == list(range(len(lengths)))
+    heads = [lengths[b[0]] for b in batches]
+    assert heads == sorted(heads, reverse=True)
+    for batch in batches:
+        assert len(batch) <= 3 and lengths[batch[0]] * len(batch) <= 400 or len(batch) == 1
+        assert lengths[batch[0]] == max(lengths[i] for i in batch)
