@@ -105,7 +105,7 @@ class EncoderConfig:
     # ColBERT k-means sized for the corpus (colbert-ai's own: 16 sqrt(E) partitions rounded down
     # to a power of 2, trained on up to 16 sqrt(120 N) passages; see colbert_index.partition_plan)
     # (None: colbert-ai's own plan)
-    partitions_per_sqrt: float | None = 2.0  # partitions: 2^round(log2(this * sqrt(vectors)))
+    partitions_per_sqrt: float | None = 4.0  # partitions: 2^round(log2(this * sqrt(vectors)))
     kmeans_sample_per_sqrt: float | None = 4.0  # passages sampled for k-means: this sqrt(120 N)
     dense_int8: bool = False  # dense encoder's Linear layers as dynamic int8 (CPU only)
 

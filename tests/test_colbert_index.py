@@ -118,7 +118,7 @@ def test_kmeans_is_sized_for_the_corpus() -> None:
     # the Title 11 editions: 10,725 passages, 1.04M token vectors
     assert partition_count(1.04e6, colbert_ai) == 8192  # 2^floor(log2(16 sqrt(E)))
     assert partition_count(1.1e6, colbert_ai) == 16384
-    assert partition_count(1.04e6, config) == 2048  # 2^round(log2(2 sqrt(E)))
+    assert partition_count(1.04e6, config) == 4096  # 2^round(log2(4 sqrt(E)))
     assert partition_count(10, config) == 16
     assert kmeans_sample_size(10_725, colbert_ai) == 10_725  # every passage, encoded twice
     assert kmeans_sample_size(10_725, config) == 4538  # 1 + 4 sqrt(120 N)
