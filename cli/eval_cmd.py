@@ -40,19 +40,33 @@ def eval_command(
             "for comparison with the default protocol only).",
         ),
     ] = False,
+    workers: Annotated[
+        int, typer.Option("--workers", help="Engines in worker processes (1: this one).")
+    ] = 1,
+    ray: Annotated[
+        str | None,
+        typer.Option("--ray", help="Run the workers as Ray actors: a cluster address or 'local'."),
+    ] = None,
 ) -> None:
     """Run every query through each configuration and report the metrics with CIs."""
     from structfirst.eval.ablation import AblationError, run_ablation
+    from structfirst.eval.batch_runner import BatchRunner
     from structfirst.eval.report import HEADLINE, SHORT, headline_rows, write_report
 
+    if workers < 1:
+        _fail(f"--workers must be positive (got {workers})")
+    runner = BatchRunner(index, workers, ray) if workers > 1 or ray else None
     try:
         result = run_ablation(
             index, queries, configs.split(","), out_dir, k=k, n_boot=bootstrap, seed=seed,
-            progress=not no_progress, console=err, oracle_filters=oracle_filters,
+            progress=not no_progress, console=err, oracle_filters=oracle_filters, runner=runner,
         )
     except AblationError as exc:
         _fail(str(exc))
         return
+    finally:
+        if runner is not None:
+            runner.close()
     json_path, md_path = write_report(result, out_dir)
     table = Table(title=f"snapshot {result['header']['snapshot_id']}")
     table.add_column("type")

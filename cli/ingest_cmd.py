@@ -87,7 +87,8 @@ def ingest_command(
         table.add_row(name, f"{count:,}")
     for name, figures in info.indexes.items():
         table.add_row(f"index {name}", _short(figures))
-    table.add_row("seconds", f"{info.seconds.get('total', 0):.1f}")
+    table.add_row("seconds", f"{info.seconds.get('total', 0):.1f} (" + ", ".join(
+        f"{stage} {s:.1f}" for stage, s in info.seconds.items() if stage != "total") + ")")
     table.add_row("artifacts/s", f"{info.artifacts_per_second:,.0f}")
     out.print(table)
     for path, reason in info.skipped[:10]:

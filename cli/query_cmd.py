@@ -172,27 +172,44 @@ def register(app: typer.Typer) -> None:
             typer.Option("--jurisdiction", help="Jurisdiction of every topic (default: each "
                          "question's own, else the corpus's)."),
         ] = None,
+        workers: Annotated[
+            int, typer.Option("--workers", help="Engines in worker processes (1: this one).")
+        ] = 1,
+        ray: Annotated[
+            str | None,
+            typer.Option("--ray", help="Run the workers as Ray actors: a cluster address or "
+                         "'local'."),
+        ] = None,
     ) -> None:
         """Batch-run a topics file into a TREC run file (docids are version ids)."""
+        from structfirst.eval.batch_runner import AskJob, BatchRunner, chunks
+
         try:
             default_day = date.fromisoformat(as_of) if as_of else None
         except ValueError as exc:
             _fail(f"--as-of {as_of!r} is not an ISO date (YYYY-MM-DD): {exc}")
         engine = _open(index)
         rows = _read_topics(topics)
+        jobs = [AskJob(f"{topics}: query {qid}", question, day or default_day, jurisdiction,
+                       config, k) for qid, question, day in rows]
         run.parent.mkdir(parents=True, exist_ok=True)
-        with run.open("w", encoding="utf-8") as out:
-            for qid, question, day in track(rows, description=f"searching ({config})"):
-                try:
-                    bundle = engine.ask(question, as_of=day or default_day,
-                                        jurisdiction=jurisdiction, config=config, k=k)
-                except ValueError as exc:
-                    _fail(f"{topics}: query {qid}: {exc}")
-                n = len(bundle.candidates)
-                for cand in bundle.candidates:  # score k+1-rank: sorting by score keeps the order
-                    out.write(
-                        f"{qid} Q0 {cand.version_id} {cand.rank} {n + 1 - cand.rank} {config}\n"
-                    )
+        if workers < 1:
+            _fail(f"--workers must be positive (got {workers})")
+        runner = BatchRunner(index, workers, ray, engine=engine if workers == 1 else None)
+        with run.open("w", encoding="utf-8") as out, runner:
+            done = iter(rows)
+            n_chunks = len(chunks(jobs, runner.chunk))
+            try:
+                for bundles in track(runner.iter_chunks(jobs), total=n_chunks,
+                                     description=f"searching ({config}, {runner.label})"):
+                    for bundle in bundles:
+                        qid = next(done)[0]
+                        n = len(bundle.candidates)
+                        for cand in bundle.candidates:  # score k+1-rank keeps the order
+                            out.write(f"{qid} Q0 {cand.version_id} {cand.rank} "
+                                      f"{n + 1 - cand.rank} {config}\n")
+            except ValueError as exc:
+                _fail(str(exc))
         console.print(f"wrote {run} ({len(rows)} queries)")
 
 

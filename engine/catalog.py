@@ -1,23 +1,24 @@
 """In-memory catalog of artifact versions: the hard metadata filters every plane applies.
 
-Loaded once from the snapshot's DuckDB `artifacts` table. `allowed()` returns the version ids
-whose jurisdiction, authority and `[effective_from, effective_to)` interval admit a query;
-every plane receives that set and must not return anything outside it.
+Loaded once from the snapshot's DuckDB `artifacts` table. `hard_filter()` gives the query's
+filter as criteria (`engine.plane.HardFilter`), which every plane applies natively;
+`VersionColumns` holds the interval and code columns (numpy) that the dense and ColBERT planes
+and `allowed()` evaluate it on. `allowed()` enumerates the version ids a filter admits, for
+checks and explicit sets; the query path never needs the list.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import date
 from typing import Any
 
 import duckdb
 import numpy as np
+from structfirst.engine.plane import SCAFFOLDING_TYPES, HardFilter, jurisdiction_admits
+from structfirst.ingest.index_builder import OPEN_END, OPEN_START, day_interval
 
-_OPEN_END = date.max.toordinal()
-# graph scaffolding, not text: never a candidate, so never in an allowed set
-SCAFFOLDING_TYPES = frozenset({"Date", "Jurisdiction", "Authority"})
 _COLUMNS = (
     "version_id, node_id, type, citation, heading, text, hierarchy_path, jurisdiction, authority, "
     "effective_from, effective_to, source_id, span_start, span_end"
@@ -46,11 +47,50 @@ class ArtifactVersion:
         return start_ok and (self.effective_to is None or day < self.effective_to)
 
 
-def jurisdiction_admits(query_jurisdiction: str, artifact_jurisdiction: str) -> bool:
-    """Path-prefix match: "us-federal" admits "us-federal/cfpb", not the other way round."""
-    return artifact_jurisdiction == query_jurisdiction or artifact_jurisdiction.startswith(
-        query_jurisdiction + "/"
-    )
+class VersionColumns:
+    """The filter's columns over a sequence of versions, one row each (an index's rows, or the
+    catalog): day ordinals of [from, to), jurisdiction and authority codes, and whether the row
+    is text. A row with no version (an id the catalog lacks) is never admitted."""
+
+    def __init__(self, versions: Sequence[ArtifactVersion | None]) -> None:
+        n = len(versions)
+        self._from = np.full(n, OPEN_END, dtype=np.int64)
+        self._to = np.full(n, OPEN_START, dtype=np.int64)
+        self._text = np.zeros(n, dtype=bool)
+        jurisdiction_code: dict[str, int] = {}
+        authority_code: dict[str, int] = {}
+        self._jurisdiction = np.zeros(n, dtype=np.int32)
+        self._authority = np.zeros(n, dtype=np.int32)
+        for row, v in enumerate(versions):
+            if v is None:
+                continue
+            self._from[row], self._to[row] = day_interval(v.effective_from, v.effective_to)
+            self._text[row] = v.type not in SCAFFOLDING_TYPES
+            self._jurisdiction[row] = jurisdiction_code.setdefault(
+                v.jurisdiction, len(jurisdiction_code)
+            )
+            self._authority[row] = authority_code.setdefault(v.authority, len(authority_code))
+        self.jurisdictions: list[str] = list(jurisdiction_code)  # by code
+        self.authorities: list[str] = list(authority_code)
+
+    def __len__(self) -> int:
+        return len(self._from)
+
+    def mask(self, where: HardFilter) -> np.ndarray:
+        """Boolean row mask of the versions `where` admits."""
+        mask = self._text.copy()
+        if where.as_of is not None:
+            day = where.as_of.toordinal()
+            mask &= (self._from <= day) & (day < self._to)
+        if where.jurisdiction is not None:
+            table = np.array(
+                [jurisdiction_admits(where.jurisdiction, j) for j in self.jurisdictions] or [False]
+            )
+            mask &= table[self._jurisdiction]
+        if where.authorities is not None:
+            table = np.array([a in where.authorities for a in self.authorities] or [False])
+            mask &= table[self._authority]
+        return mask
 
 
 class Catalog:
@@ -58,20 +98,17 @@ class Catalog:
         self.versions: dict[str, ArtifactVersion] = {v.version_id: v for v in versions}
         self._ids = np.array(list(self.versions), dtype=object)
         vals = list(self.versions.values())
-        self._from = np.array(
-            [v.effective_from.toordinal() if v.effective_from else 0 for v in vals], dtype=np.int64
+        self.columns = VersionColumns(vals)
+        self.jurisdictions: frozenset[str] = frozenset(v.jurisdiction for v in vals)
+        self._text_jurisdictions = frozenset(
+            v.jurisdiction for v in vals if v.type not in SCAFFOLDING_TYPES
         )
-        self._to = np.array(
-            [v.effective_to.toordinal() if v.effective_to else _OPEN_END for v in vals],
-            dtype=np.int64,
-        )
-        self._jurisdiction = np.array([v.jurisdiction for v in vals], dtype=object)
-        self._authority = np.array([v.authority for v in vals], dtype=object)
-        self._text = np.array([v.type not in SCAFFOLDING_TYPES for v in vals], dtype=bool)
-        self.jurisdictions: frozenset[str] = frozenset(self._jurisdiction.tolist())
         self.by_node: dict[str, list[ArtifactVersion]] = {}
+        self.terms: dict[str, list[ArtifactVersion]] = {}  # DefinedTerm versions by lower name
         for v in vals:
             self.by_node.setdefault(v.node_id, []).append(v)
+            if v.type == "DefinedTerm":
+                self.terms.setdefault((v.heading or v.text).strip().lower(), []).append(v)
 
     @classmethod
     def load(cls, con: duckdb.DuckDBPyConnection) -> Catalog:
@@ -82,11 +119,22 @@ class Catalog:
         """The jurisdiction a question that names none is asked in: the corpus's own when all
         of its text shares one top-level jurisdiction (`jp`, or `us-federal` with
         `us-federal/cfpb`), else `fallback`."""
-        families = {j.split("/", 1)[0] for j in self._jurisdiction[self._text].tolist()}
+        families = {j.split("/", 1)[0] for j in self._text_jurisdictions}
         return families.pop() if len(families) == 1 else fallback
 
     def jurisdiction_known(self, jurisdiction: str) -> bool:
         return any(jurisdiction_admits(jurisdiction, j) for j in self.jurisdictions)
+
+    def hard_filter(
+        self,
+        as_of: date | None,
+        jurisdiction: str | None,
+        authorities: frozenset[str] | None = None,
+    ) -> HardFilter:
+        """The filter of text valid at `as_of` (any date when None) within `jurisdiction`
+        (prefix) and `authorities`; the graph's Date, Jurisdiction and Authority nodes never
+        pass."""
+        return HardFilter(as_of, jurisdiction, authorities, self)
 
     def allowed(
         self,
@@ -94,19 +142,16 @@ class Catalog:
         jurisdiction: str | None,
         authorities: frozenset[str] | None = None,
     ) -> frozenset[str]:
-        """Version ids of text valid at `as_of` (every version when None) within `jurisdiction`
-        (prefix) and `authorities`; the graph's Date, Jurisdiction and Authority nodes are never
-        allowed."""
-        mask = self._text.copy()
-        if as_of is not None:
-            day = as_of.toordinal()
-            mask &= (self._from <= day) & (day < self._to)
-        if jurisdiction is not None:
-            admitted = [j for j in self.jurisdictions if jurisdiction_admits(jurisdiction, j)]
-            mask &= np.isin(self._jurisdiction, admitted)
-        if authorities is not None:
-            mask &= np.isin(self._authority, list(authorities))
+        """The version ids `hard_filter(as_of, jurisdiction, authorities)` admits."""
+        mask = self.columns.mask(self.hard_filter(as_of, jurisdiction, authorities))
         return frozenset(self._ids[mask].tolist())
+
+    def any_admitted(self, where: HardFilter) -> bool:
+        return bool(self.columns.mask(where).any())
+
+    def columns_for(self, version_ids: Sequence[str]) -> VersionColumns:
+        """The filter's columns for an index whose row i holds `version_ids[i]`."""
+        return VersionColumns([self.versions.get(v) for v in version_ids])
 
     def version_at(self, node_id: str, as_of: date) -> ArtifactVersion | None:
         return next((v for v in self.by_node.get(node_id, ()) if v.valid_at(as_of)), None)

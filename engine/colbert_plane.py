@@ -1,7 +1,8 @@
 """Plane 2, late-interaction half: MaxSim search over the snapshot's colbert-ai PLAID index.
 
 The metadata filter is applied inside the search, two ways, both through colbert-ai's own
-`Searcher`:
+`Searcher`, on the passage ids it admits: for a hard filter, a numpy mask over the passages'
+interval and code columns (`catalog.VersionColumns`), for an explicit id set, its passages:
 
 - a small allowed set (at most `exact_limit` passages) is scored exhaustively:
   `dense_search(Q, pids=allowed)` skips candidate generation and computes MaxSim over the
@@ -22,11 +23,13 @@ from __future__ import annotations
 
 import json
 import threading
-from collections.abc import Set as AbstractSet
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+from structfirst.engine.catalog import Catalog, VersionColumns
+from structfirst.engine.plane import Allowed, HardFilter
 from structfirst.ingest.colbert_index import (
     COLBERT_RUN_LOCK,
     DOCIDS_FILE,
@@ -79,6 +82,7 @@ class ColbertPlane:
         elif not (checkpoint / "artifact.metadata").is_file():
             raise FileNotFoundError(f"{colbert_dir}: ColBERT checkpoint {checkpoint} is gone")
         self._pid = {docid: pid for pid, docid in enumerate(self.docids)}
+        self._columns: tuple[Catalog, VersionColumns] | None = None
         self._lock = threading.Lock()
         self.searcher: Any = None
         if self.docids:
@@ -94,6 +98,19 @@ class ColbertPlane:
 
     def __len__(self) -> int:
         return len(self.docids)
+
+    def columns(self, catalog: Catalog) -> VersionColumns:
+        """The filter columns of this index's passages under `catalog` (built once per catalog)."""
+        cached = self._columns
+        if cached is None or cached[0] is not catalog:
+            cached = self._columns = (catalog, catalog.columns_for(self.docids))
+        return cached[1]
+
+    def _allowed_pids(self, allowed: Allowed) -> np.ndarray:
+        """The allowed passage ids, ascending."""
+        if isinstance(allowed, HardFilter):
+            return np.flatnonzero(self.columns(allowed.catalog).mask(allowed))
+        return np.array(sorted(self._pid[v] for v in allowed if v in self._pid), dtype=np.int64)
 
     def _encode(self, query: str) -> Any:
         searcher = self.searcher
@@ -125,7 +142,7 @@ class ColbertPlane:
         return scored[:k]
 
     def search(
-        self, query: str, k: int, allowed: AbstractSet[str] | None = None
+        self, query: str, k: int, allowed: Allowed | None = None
     ) -> list[tuple[str, float]]:
         """The k best (version id, MaxSim score) pairs, best first, all of them in `allowed`."""
         import torch
@@ -134,20 +151,20 @@ class ColbertPlane:
             return []
         allowed_pids = None
         if allowed is not None:
-            allowed_pids = sorted(self._pid[v] for v in allowed if v in self._pid)
-            if not allowed_pids:
+            allowed_pids = self._allowed_pids(allowed)
+            if allowed_pids.size == 0:
                 return []
         want = min(k, len(self.docids) if allowed_pids is None else len(allowed_pids))
         with self._lock:
             Q = self._encode(query)  # noqa: N806
             self._settings_for(k)
             if allowed_pids is not None and len(allowed_pids) <= self.exact_limit:
-                hits = self._exact(Q, allowed_pids, k)
+                hits = self._exact(Q, allowed_pids.tolist(), k)
             else:
                 filter_fn = None
                 if allowed_pids is not None:
                     keep = torch.zeros(len(self.docids), dtype=torch.bool)
-                    keep[allowed_pids] = True
+                    keep[torch.from_numpy(allowed_pids)] = True
 
                     def filter_fn(pids: torch.Tensor) -> torch.Tensor:
                         return pids[keep[pids.long()]]
@@ -155,6 +172,7 @@ class ColbertPlane:
                 found, _, scores = self.searcher.dense_search(Q, k=k, filter_fn=filter_fn)
                 hits = list(zip(found, scores, strict=True))
                 if len(hits) < want:
-                    pool = allowed_pids if allowed_pids is not None else list(range(len(self)))
+                    pool = (allowed_pids.tolist() if allowed_pids is not None
+                            else list(range(len(self))))
                     hits = self._exact(Q, pool, k)
         return [(self.docids[pid], float(score)) for pid, score in hits]

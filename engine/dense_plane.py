@@ -1,19 +1,31 @@
 """Plane 2, bi-encoder half: cosine nearest neighbours over the snapshot's `dense/` index.
 
-The metadata filter is applied inside the FAISS search (`SearchParameters(sel=IDSelectorBatch)`):
-the top k is taken among the allowed rows only, so a filter never shortens the result below
-min(k, number of allowed documents in the index).
+The metadata filter is applied inside the FAISS search (`SearchParameters(sel=...)`): a hard
+filter becomes an `IDSelectorBitmap` from a numpy mask over the rows' interval and code columns
+(`catalog.VersionColumns`, one pass over arrays, no list of ids), an explicit id set an
+`IDSelectorBatch` of its rows. The top k is taken among the allowed rows only, so a filter never
+shortens the result below min(k, number of allowed documents in the index).
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Set as AbstractSet
 from pathlib import Path
 
 import numpy as np
+from structfirst.engine.catalog import Catalog, VersionColumns
+from structfirst.engine.plane import Allowed, HardFilter
 from structfirst.ingest.dense_index import CONFIG_FILE, DOCIDS_FILE, INDEX_FILE, DenseEncoder
 from structfirst.ingest.encoder_config import EncoderConfig
+
+
+def bitmap_selector(mask: np.ndarray) -> tuple[object, np.ndarray]:
+    """A FAISS selector of the rows where `mask` is true, and the bitmap it reads (keep it
+    referenced while the selector is in use)."""
+    import faiss
+
+    bits = np.packbits(mask, bitorder="little")
+    return faiss.IDSelectorBitmap(len(mask), faiss.swig_ptr(bits)), bits
 
 
 class DensePlane:
@@ -37,34 +49,60 @@ class DensePlane:
                 f"({meta['encoder']['dense_model']}), but {key} ({self.config.dense_model}) "
                 "is configured: set the same dense model to search it"
             )
-        self.index = faiss.read_index(str(dense_dir / INDEX_FILE))
+        # mapped, not read: worker processes on one snapshot share the page cache
+        self.index = faiss.read_index(
+            str(dense_dir / INDEX_FILE), faiss.IO_FLAG_MMAP | faiss.IO_FLAG_READ_ONLY
+        )
         self.docids: list[str] = json.loads((dense_dir / DOCIDS_FILE).read_text())
         if self.index.ntotal != len(self.docids):
             raise ValueError(f"{dense_dir}: {self.index.ntotal} vectors, {len(self.docids)} docids")
         self._row = {docid: row for row, docid in enumerate(self.docids)}
         self.encoder = encoder or DenseEncoder(self.config)
+        self._columns: tuple[Catalog, VersionColumns] | None = None
 
     def __len__(self) -> int:
         return len(self.docids)
 
-    def search(
-        self, query: str, k: int, allowed: AbstractSet[str] | None = None
-    ) -> list[tuple[str, float]]:
-        """The k best (version id, cosine) pairs, best first, all of them in `allowed`."""
+    def columns(self, catalog: Catalog) -> VersionColumns:
+        """The filter columns of this index's rows under `catalog` (built once per catalog)."""
+        cached = self._columns
+        if cached is None or cached[0] is not catalog:
+            cached = self._columns = (catalog, catalog.columns_for(self.docids))
+        return cached[1]
+
+    def _selector(self, allowed: Allowed) -> tuple[object, int, np.ndarray]:
+        """A FAISS selector of the allowed rows, their count, and the array it reads."""
         import faiss
 
+        if isinstance(allowed, HardFilter):
+            mask = self.columns(allowed.catalog).mask(allowed)
+            selector, bits = bitmap_selector(mask)
+            return selector, int(mask.sum()), bits
+        rows = np.fromiter((self._row[v] for v in allowed if v in self._row), dtype=np.int64)
+        return faiss.IDSelectorBatch(rows), int(rows.size), rows
+
+    def search(
+        self, query: str, k: int, allowed: Allowed | None = None
+    ) -> list[tuple[str, float]]:
+        """The k best (version id, cosine) pairs, best first, all of them in `allowed`."""
         if k <= 0 or not self.docids:
             return []
+        return self.search_vector(self.encoder.encode_query(query).reshape(1, -1), k, allowed)
+
+    def search_vector(
+        self, vector: np.ndarray, k: int, allowed: Allowed | None = None
+    ) -> list[tuple[str, float]]:
+        """`search` for an encoded query (a [1, dim] row)."""
+        import faiss
+
         params = selector = None
         if allowed is not None:
-            rows = np.fromiter((self._row[v] for v in allowed if v in self._row), dtype=np.int64)
-            if rows.size == 0:
+            selector, count, _keep = self._selector(allowed)  # referenced until the search ends
+            if count == 0:
                 return []
-            k = min(k, int(rows.size))
-            selector = faiss.IDSelectorBatch(rows)  # kept referenced until the search is done
+            k = min(k, count)
             params = faiss.SearchParameters(sel=selector)
         k = min(k, len(self.docids))
-        vector = self.encoder.encode_query(query).reshape(1, -1)
         scores, ids = self.index.search(vector, k, params=params)
         return [
             (self.docids[i], float(s)) for i, s in zip(ids[0], scores[0], strict=True) if i >= 0

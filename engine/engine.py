@@ -31,7 +31,7 @@ from structfirst.engine.configuration import EngineConfig, get_configuration
 from structfirst.engine.decision import decide
 from structfirst.engine.evidence import EvidenceBundle, EvidenceCandidate
 from structfirst.engine.graph_plane import GraphPlane
-from structfirst.engine.plane import Plane, PlaneHit, PlaneQuery
+from structfirst.engine.plane import HardFilter, Plane, PlaneHit, PlaneQuery
 from structfirst.engine.query_citations import DEFAULT_JURISDICTION
 from structfirst.engine.query_parser import parse_query, query_terms
 from structfirst.engine.symbolic_plane import SymbolicPlane, rule_seeds
@@ -268,15 +268,15 @@ class Engine:
 
     def _hard_filter(
         self, cfg: EngineConfig, as_of: date, jurisdiction: str, authorities: frozenset[str] | None
-    ) -> frozenset[str]:
-        """The versions the planes may return under the configuration's `hard_filters`: those
+    ) -> HardFilter:
+        """What the planes may return under the configuration's `hard_filters`: the versions
         in force at the question's date in its jurisdiction, today's in every jurisdiction (the
         baseline of a search box over the current code), or every version (no filter)."""
         if cfg.hard_filters == "today":
-            return self.catalog.allowed(date.today(), None, authorities)
+            return self.catalog.hard_filter(date.today(), None, authorities)
         if cfg.hard_filters == "none":
-            return self.catalog.allowed(None, None, authorities)
-        return self.catalog.allowed(as_of, jurisdiction, authorities)
+            return self.catalog.hard_filter(None, None, authorities)
+        return self.catalog.hard_filter(as_of, jurisdiction, authorities)
 
     def _rerank(
         self, query: PlaneQuery, fused: list[FusedCandidate], depth: int, rrf_k: int

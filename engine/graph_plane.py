@@ -3,7 +3,9 @@
 From the seed nodes of the query, a walk follows only the edge types (and directions) that the
 query type allows, and reaches only nodes valid at the as-of date: each neighbour is replaced by
 the version of the same provision that is in the query's allowed set, or dropped. Every hit
-carries its path, e.g. `s547/b -cross_refs-> s547/c`.
+carries its path, e.g. `s547/b -cross_refs-> s547/c`. Membership is checked per node
+(`version_id in query.allowed`: a hard filter checks the version's interval, jurisdiction and
+authority directly), so a walk costs the same at any corpus size.
 
 Walk cost: a `contains` step down the hierarchy, or a step from a term to the clause defining
 it, costs 0.5, any other step 1; the score of a node is 1 / (1 + cost of its cheapest path).
@@ -101,14 +103,12 @@ class GraphPlane:
         return list(dict.fromkeys(found))
 
     def _term_seeds(self, query: PlaneQuery) -> list[str]:
-        terms = {t.lower() for t in query.terms}
-        if not terms:
-            return []
+        terms = sorted({t.strip().lower() for t in query.terms})
         return [
-            vid
-            for vid in query.allowed
-            if (v := self.catalog.versions[vid]).type == "DefinedTerm"
-            and (v.heading or v.text).strip().lower() in terms
+            v.version_id
+            for term in terms
+            for v in self.catalog.terms.get(term, ())
+            if v.version_id in query.allowed
         ]
 
     def retrieve(self, query: PlaneQuery, k: int) -> list[PlaneHit]:

@@ -8,9 +8,17 @@ Analysis happens in Python only: no Lucene analyzer touches the query, so `§547
 up as the very term the index holds.
 
 The metadata filter runs inside Lucene, before ranking: the BM25 query is a MUST clause and the
-allowed set a FILTER clause of the same `BooleanQuery`, so the top k are the k best *allowed*
-documents, never a post-filtered top k that an excluded version could crowd out. How the set
-crosses into Java depends on its size:
+filter FILTER clauses of the same `BooleanQuery`, so the top k are the k best *allowed*
+documents, never a post-filtered top k that an excluded version could crowd out.
+
+A hard filter (`plane.HardFilter`, what the engine sends) becomes clauses over the index's own
+fields, whatever the corpus size: a `TermQuery` on `jurisdiction` (every document holds a term
+per prefix of its jurisdiction path), a `TermInSetQuery` on `authority` when authorities are
+given, and two numeric range queries on the `effective_from` / `effective_to` doc values
+(from <= as_of < to). The range clauses are checked per BM25 candidate inside the conjunction,
+so the filter costs a few Java objects per query, not one per allowed version.
+
+An explicit set of version ids (a reranker's candidates, a check) crosses into Java by size:
 
 * up to `TERMS_FILTER_MAX` (64) ids: a `TermInSetQuery` over Anserini's `id` field, which leads
   the conjunction, so a tiny allowed set stays cheap however many documents the terms match;
@@ -21,7 +29,7 @@ crosses into Java depends on its size:
   MUST_NOT clause. (On 10k documents, 5k allowed ids cost about 1 ms this way and about 45 ms
   as a `TermInSetQuery`; below ~50 ids the two are on par at that size.)
 
-`allowed=None` means no filter; an `allowed` that names no indexed document gives `[]` at once,
+`allowed=None` means no filter; an id set that names no indexed document gives `[]` at once,
 and one that names them all runs unfiltered. Ids in `allowed` that the index lacks are ignored.
 
 Thread safety: `search` may be called from several threads. Query analysis and the mapping of
@@ -42,16 +50,22 @@ from collections.abc import Set as AbstractSet
 from pathlib import Path
 
 import numpy as np
+from structfirst.engine.plane import Allowed, HardFilter
+from structfirst.ingest.index_builder import OPEN_END, OPEN_START
 from structfirst.ingest.java_env import JVM_LOCK, ensure_java
 from structfirst.ingest.legal_tokenizer import TOKENIZER_VERSION, tokenize
 from structfirst.ingest.lucene_index import (
+    AUTHORITY_FIELD,
     CONTENTS_FIELD,
     DOCIDS_FILE,
     FORMAT,
+    FROM_FIELD,
     ID_FIELD,
     INDEX_SUBDIR,
+    JURISDICTION_FIELD,
     META_FILE,
     ORD_FIELD,
+    TO_FIELD,
     read_docids,
 )
 
@@ -188,7 +202,7 @@ class LexicalPlane:
         self.close()
 
     def search(
-        self, query: str, k: int, allowed: AbstractSet[str] | None = None
+        self, query: str, k: int, allowed: Allowed | None = None
     ) -> list[tuple[str, float]]:
         """The k best (version id, BM25 score) among `allowed` (all if None), best first."""
         if k <= 0 or not self._docids:
@@ -200,7 +214,11 @@ class LexicalPlane:
             terms = Counter(dict(list(terms.items())[:MAX_QUERY_TERMS]))
 
         filter_kind, filter_ids = None, None
-        if allowed is not None:
+        if isinstance(allowed, HardFilter):
+            if allowed.authorities is not None and not allowed.authorities:
+                return []
+            filter_kind = "hard"
+        elif allowed is not None:
             filter_kind, filter_ids = self._plan_filter(allowed)
             if filter_kind == "empty":
                 return []
@@ -212,6 +230,12 @@ class LexicalPlane:
             scored = self._bm25_query(j, terms)
             if filter_kind is None:
                 query_obj = scored
+            elif filter_kind == "hard":
+                builder = j.BooleanQueryBuilder()
+                builder.add(scored, j.Occur.MUST)
+                for clause in self._hard_filter(j, allowed):
+                    builder.add(clause, j.Occur.FILTER)
+                query_obj = builder.build()
             else:
                 if filter_kind == "terms":
                     fq, occur = self._terms_filter(j, filter_ids), j.Occur.FILTER
@@ -243,6 +267,25 @@ class LexicalPlane:
             mask[np.fromiter(ords, dtype=np.int64, count=len(ords))] = False
             return "not_ords", np.flatnonzero(mask).tolist()
         return "ords", ords
+
+    @staticmethod
+    def _hard_filter(j: _Java, where: HardFilter) -> list:
+        """The FILTER clauses of a hard filter over the index's own fields."""
+        clauses = []
+        if where.as_of is not None:
+            day = where.as_of.toordinal()
+            clauses += [
+                j.NumericDocValuesField.newSlowRangeQuery(FROM_FIELD, OPEN_START, day),
+                j.NumericDocValuesField.newSlowRangeQuery(TO_FIELD, day + 1, OPEN_END),
+            ]
+        if where.jurisdiction is not None:
+            clauses.append(j.TermQuery(j.Term(JURISDICTION_FIELD, where.jurisdiction)))
+        if where.authorities is not None:
+            refs = j.ArrayList()
+            for authority in sorted(where.authorities):
+                refs.add(j.BytesRef(authority.encode("utf-8")))
+            clauses.append(j.TermInSetQuery(AUTHORITY_FIELD, refs))
+        return clauses
 
     @staticmethod
     def _bm25_query(j: _Java, terms: Counter[str]):

@@ -6,17 +6,17 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Protocol
 
-from structfirst.engine.plane import PlaneHit, PlaneQuery
+from structfirst.engine.plane import Allowed, PlaneHit, PlaneQuery
 
 
 class Searcher(Protocol):
     def search(
-        self, query: str, k: int, allowed: frozenset[str] | None
+        self, query: str, k: int, allowed: Allowed | None
     ) -> list[tuple[str, float]]: ...
 
 
 class TextSearchPlane:
-    """A text searcher as a plane: the query's allowed set is applied inside the search."""
+    """A text searcher as a plane: the query's hard filter is applied inside the search."""
 
     def __init__(self, name: str, searcher: Searcher) -> None:
         self.name = name

@@ -27,7 +27,7 @@ import hashlib
 import json
 import statistics
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -39,6 +39,7 @@ from structfirst.engine.configuration import CONFIGURATIONS_FILE, EngineConfig, 
 from structfirst.engine.engine import Engine
 from structfirst.engine.evidence import EvidenceBundle
 from structfirst.eval import metrics as M
+from structfirst.eval.batch_runner import AskJob, BatchRunner
 from structfirst.eval.query_set import (
     QUERY_TYPES,
     Query,
@@ -136,14 +137,37 @@ def output_record(qid: str, bundle: EvidenceBundle) -> dict[str, Any]:
     }
 
 
+def _given_jurisdiction(q: Query, oracle_filters: bool) -> str | None:
+    """What the engine is told of the jurisdiction: nothing, unless the oracle protocol runs."""
+    return q.jurisdiction if oracle_filters else None
+
+
 def _ask(
     engine: Engine, q: Query, cfg: EngineConfig, k: int, oracle_filters: bool
 ) -> EvidenceBundle:
-    jurisdiction = q.jurisdiction if oracle_filters else None
+    jurisdiction = _given_jurisdiction(q, oracle_filters)
     try:
         return engine.ask(q.question, as_of=q.as_of, jurisdiction=jurisdiction, config=cfg, k=k)
     except ValueError as exc:
         raise AblationError(f"query {q.qid} under {cfg.name}: {exc}") from None
+
+
+def _answers(
+    engine: Engine, queries: Sequence[Query], cfg: EngineConfig, k: int,
+    runner: BatchRunner | None, oracle_filters: bool,
+) -> Iterator[EvidenceBundle]:
+    """The bundles of `queries` in order: asked here, or by the runner's workers."""
+    if runner is None:
+        for q in queries:
+            yield _ask(engine, q, cfg, k, oracle_filters)
+        return
+    jobs = [AskJob(f"query {q.qid} under {cfg.name}", q.question, q.as_of,
+                   _given_jurisdiction(q, oracle_filters), cfg, k) for q in queries]
+    try:
+        for part in runner.iter_chunks(jobs):
+            yield from part
+    except ValueError as exc:
+        raise AblationError(str(exc)) from None
 
 
 def run_configuration(
@@ -154,6 +178,7 @@ def run_configuration(
     k: int = DEFAULT_K,
     progress: Progress | None = None,
     oracle_filters: bool = False,
+    runner: BatchRunner | None = None,
 ) -> ConfigRun:
     """Ask every query under `cfg`; write its TREC run and outputs files. One untimed warm-up
     ask (the first answerable query) loads the configuration's planes and reranker first, so
@@ -163,15 +188,15 @@ def run_configuration(
     latencies: list[float] = []
     with_confidence = 0
     warm_up = next((q for q in queries if q.answerable), queries[0] if queries else None)
-    if warm_up is not None:
+    if warm_up is not None and runner is None:
         _ask(engine, warm_up, cfg, k, oracle_filters)
     started = time.perf_counter()
     with (
         run_file.open("w", encoding="utf-8") as run_fh,
         outputs_file.open("w", encoding="utf-8") as out_fh,
     ):
-        for q in queries:
-            bundle = _ask(engine, q, cfg, k, oracle_filters)
+        answers = _answers(engine, queries, cfg, k, runner, oracle_filters)
+        for q, bundle in zip(queries, answers, strict=True):
             seen: set[str] = set()
             for cand in bundle.candidates:
                 if cand.version_id in seen:
@@ -272,8 +297,10 @@ def run_ablation(
     progress: bool = True,
     console: Console | None = None,
     oracle_filters: bool = False,
+    runner: BatchRunner | None = None,
 ) -> dict[str, Any]:
-    """Run the ablation and return everything `metrics.json` holds (the caller writes it)."""
+    """Run the ablation and return everything `metrics.json` holds (the caller writes it);
+    `runner`: answer the queries in its workers (`eval.batch_runner`) instead of here."""
     configs = select_configurations(config_names)
     if k < 1 or n_boot < 1:
         raise AblationError(f"--k and --bootstrap must be positive (got {k} and {n_boot})")
@@ -305,9 +332,9 @@ def run_ablation(
     )
     with bar:
         for cfg in configs:
-            config_runs.append(
-                run_configuration(engine, queries, cfg, runs_dir, k, bar, oracle_filters)
-            )
+            config_runs.append(run_configuration(
+                engine, queries, cfg, runs_dir, k, bar, oracle_filters, runner
+            ))
     run_seconds = time.perf_counter() - started
     summaries, comparisons = evaluate_runs(
         queries, config_runs, engine.snapshot.store_path, n_boot, seed

@@ -1,7 +1,7 @@
 """Time the query path: per plane and end to end, next to plain BM25, and the engine's memory.
 
-    python -m structfirst.eval.bench_query --index DIR [--queries N] [--config fast]
-        [--warmup 20] [--queries-dir data/queries] [--seed 0]
+    python -m structfirst.eval.bench_query --index DIR [--index DIR2 ...] [--queries N]
+        [--config fast] [--warmup 20] [--queries-dir data/queries] [--seed 0]
 
 Questions come from `data/queries/*.jsonl` (fields `question`, `as_of`, `jurisdiction`; one
 per distinct question and date); when there are fewer than `--queries` (at least 200), the rest
@@ -18,6 +18,11 @@ planes load on first use), each question is timed twice in the same run:
 Prints the median and p95 of each, the ratio of end-to-end to BM25 (median and p95), and the
 resident memory (RSS) of the process after imports, after the engine is warm, and at its peak.
 When the snapshot has a dense index, the `full` configuration is timed as well.
+
+With several `--index`, each is benchmarked in its own process (so that one's memory does not
+count in the other's), one after the other with the same questions, and a side-by-side table
+follows: versions, the configuration's median and p95, lexical and parse+filter p95, the warm
+RSS and the RSS per thousand versions.
 """
 
 from __future__ import annotations
@@ -26,6 +31,9 @@ import argparse
 import json
 import random
 import statistics
+import subprocess
+import sys
+import tempfile
 import time
 from collections import defaultdict
 from dataclasses import dataclass
@@ -152,19 +160,60 @@ def report(name: str, times: dict[str, list[float]], n: int, answered: int) -> N
     print(f"end-to-end / BM25: median {e_med / b_med:.1f}x, p95 {e_p95 / b_p95:.1f}x")
 
 
+def summary(
+    index: Path, versions: int, cfg: str, times: dict[str, list[float]], rss: float
+) -> dict[str, float | str]:
+    """The side-by-side figures of one index."""
+    med, p95 = median_p95(times["ask() end to end"])
+    return {
+        "index": str(index),
+        "versions": versions,
+        "config": cfg,
+        "median_ms": round(med, 1),
+        "p95_ms": round(p95, 1),
+        "lexical_p95_ms": round(median_p95(times["lexical"])[1], 1) if times["lexical"] else 0,
+        "parse_filter_p95_ms": round(median_p95(times["parse_filter"])[1], 1),
+        "rss_mib": round(rss),
+        "rss_mib_per_1k_versions": round(rss / versions * 1000.0, 1),
+    }
+
+
+def compare(argv: list[str], indexes: list[Path]) -> int:
+    """Run each index in its own process, then print the side-by-side table."""
+    rows = []
+    with tempfile.TemporaryDirectory(prefix="bench-query-") as tmp:
+        for n, index in enumerate(indexes):
+            out = Path(tmp) / f"{n}.json"
+            rest = [a for a in argv if a not in map(str, indexes) and a != "--index"]
+            cmd = [sys.executable, "-m", "structfirst.eval.bench_query", "--index", str(index),
+                   "--summary-json", str(out), *rest]
+            subprocess.run(cmd, check=True)
+            rows.append(json.loads(out.read_text()))
+    keys = list(rows[0])
+    print("\n" + " | ".join(keys))
+    for row in rows:
+        print(" | ".join(str(row[k]) for k in keys))
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--index", type=Path, required=True)
+    ap.add_argument("--index", type=Path, required=True, action="append")
+    ap.add_argument("--summary-json", type=Path, help="write this index's summary row here")
     ap.add_argument("--queries", type=int, default=None, help="how many (default: all, >= 200)")
     ap.add_argument("--config", default="fast")
     ap.add_argument("--warmup", type=int, default=20)
     ap.add_argument("--queries-dir", type=Path, default=REPO_ROOT / "data" / "queries")
     ap.add_argument("--seed", type=int, default=0)
     args = ap.parse_args(argv)
+    if len(args.index) > 1:
+        return compare(argv, args.index)
+    index = args.index[0]
 
     rss_start, _ = rss_mib()
     t0 = time.perf_counter()
-    engine = Engine.open(args.index)
+    engine = Engine.open(index)
     open_s = time.perf_counter() - t0
     cfg = get_configuration(args.config)
     queries = load_query_files(args.queries_dir) if args.queries_dir.is_dir() else []
@@ -172,7 +221,7 @@ def main(argv: list[str] | None = None) -> int:
     target = max(args.queries or len(queries), MIN_QUERIES)
     queries = queries[:target] + template_queries(engine, target - len(queries[:target]), args.seed)
     print(
-        f"index {args.index} (snapshot {engine.snapshot.snapshot_id}, "
+        f"index {index} (snapshot {engine.snapshot.snapshot_id}, "
         f"{len(engine.catalog.versions)} versions); opened in {open_s:.2f} s"
     )
     print(
@@ -186,6 +235,9 @@ def main(argv: list[str] | None = None) -> int:
         f"memory (RSS, whole process incl. the JVM): {rss_start:.0f} MiB after imports, "
         f"{rss_warm:.0f} MiB with the engine loaded and warm, peak {rss_peak:.0f} MiB"
     )
+    if args.summary_json:
+        row = summary(index, len(engine.catalog.versions), cfg.name, times, rss_warm)
+        args.summary_json.write_text(json.dumps(row))
     if cfg.name != "full":
         if (engine.snapshot.path / "dense").is_dir():
             full = get_configuration("full")

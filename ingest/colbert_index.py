@@ -24,6 +24,14 @@ derived once from the packaged all-MiniLM-L6-v2 and kept in the shared cache
 - nothing is trained: this is zero-shot late interaction over a bi-encoder's token states, an
   honest baseline until a real ColBERT checkpoint (e.g. colbertv2.0) is configured.
 
+K-means is sized for the corpus (`corpus_sized_kmeans`): colbert-ai's own plan trains
+2^floor(log2(16 sqrt(E))) centroids for E token vectors on up to 16 sqrt(120 N) of the N
+passages, which on the Title 11 editions (10.7k passages, 1.04M vectors) is every passage
+encoded twice and 16,384 centroids (12-19 minutes of k-means on two cores). Here the plan is
+`EncoderConfig.partitions_per_sqrt` sqrt(E) centroids and `kmeans_sample_per_sqrt` sqrt(120 N)
+sampled passages (either None: colbert-ai's own); `eval/bench_encode.py` measures the time and
+the recall of PLAID search against exhaustive MaxSim under both plans.
+
 colbert-ai compiles four small C++ extensions (segmented_maxsim, filter_pids,
 decompress_residuals, segmented_lookup) with torch's cpp_extension and ninja the first time they
 are used (about two minutes on two cores; cached under ~/.cache/torch_extensions afterwards).
@@ -33,12 +41,14 @@ from __future__ import annotations
 
 import contextlib
 import json
+import math
 import os
+import random
 import shutil
 import threading
 import time
 import uuid
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -50,11 +60,14 @@ from structfirst.ingest.encoder_config import (
     set_offline,
 )
 from structfirst.ingest.index_builder import IndexableDoc
+from structfirst.ingest.progress import StepProgress
 
 PLAID_DIR = "plaid"
 DOCIDS_FILE = "docids.json"
 META_FILE = "structfirst.json"
 PROJECTION_SEED = 547
+KMEANS_SAMPLE_SEED = 12345
+TYPICAL_DOCLEN = 120  # colbert-ai's: the sample size does not depend on doc_maxlen
 # colbert-ai keeps its run configuration on a process-wide stack (`Run()`), which Indexer and
 # Searcher read while they are constructed: one construction at a time per process
 COLBERT_RUN_LOCK = threading.Lock()
@@ -108,6 +121,64 @@ def unpadded_doc_batches() -> Iterator[None]:
                            keep_dims=keep_dims, to_cpu=to_cpu)
         return (torch.cat([D, D.new_zeros(D.size(0), full - width, D.size(2))], dim=1),
                 torch.cat([mask, mask.new_zeros(mask.size(0), full - width, mask.size(2))], dim=1))
+
+    Checkpoint.doc = doc
+    try:
+        yield
+    finally:
+        Checkpoint.doc = original
+
+
+def partition_count(num_embeddings: float, config: EncoderConfig) -> int:
+    """Centroids for `num_embeddings` token vectors: 2^round(log2(f sqrt(E))), at least 16
+    (colbert-ai's 2^floor(log2(16 sqrt(E))) when f is None)."""
+    root = math.sqrt(max(num_embeddings, 1.0))
+    if config.partitions_per_sqrt is None:
+        return int(2 ** math.floor(math.log2(16 * root)))
+    return int(2 ** round(math.log2(max(config.partitions_per_sqrt * root, 16.0))))
+
+
+def kmeans_sample_size(num_passages: int, config: EncoderConfig) -> int:
+    """Passages encoded to train k-means: f sqrt(120 N) (f = 16 when None), at most N."""
+    factor = config.kmeans_sample_per_sqrt or 16.0
+    return min(num_passages, 1 + int(factor * math.sqrt(TYPICAL_DOCLEN * num_passages)))
+
+
+@contextlib.contextmanager
+def corpus_sized_kmeans(config: EncoderConfig) -> Iterator[None]:
+    """While indexing, sample and partition by `kmeans_sample_size` and `partition_count`
+    instead of colbert-ai's constants (see the module docstring)."""
+    from colbert.indexing.collection_indexer import CollectionIndexer
+
+    sample_pids, save_plan = CollectionIndexer._sample_pids, CollectionIndexer._save_plan
+
+    def _sample_pids(self: Any) -> set[int]:
+        num_passages = len(self.collection)
+        size = kmeans_sample_size(num_passages, config)
+        return set(random.Random(KMEANS_SAMPLE_SEED).sample(range(num_passages), size))
+
+    def _save_plan(self: Any) -> None:
+        self.num_partitions = partition_count(self.num_embeddings_est, config)
+        save_plan(self)
+
+    CollectionIndexer._sample_pids, CollectionIndexer._save_plan = _sample_pids, _save_plan
+    try:
+        yield
+    finally:
+        CollectionIndexer._sample_pids, CollectionIndexer._save_plan = sample_pids, save_plan
+
+
+@contextlib.contextmanager
+def counted_doc_batches(advance: Callable[[int], None]) -> Iterator[None]:
+    """While indexing, call `advance(n)` after every batch of n passages colbert-ai encodes."""
+    from colbert.modeling.checkpoint import Checkpoint
+
+    original = Checkpoint.doc
+
+    def doc(self: Any, input_ids: Any, *args: Any, **kwargs: Any) -> Any:
+        out = original(self, input_ids, *args, **kwargs)
+        advance(int(input_ids.size(0)))
+        return out
 
     Checkpoint.doc = doc
     try:
@@ -193,10 +264,11 @@ class ColbertIndexBuilder:
     name = "colbert"
 
     def __init__(self, config: EncoderConfig | None = None, cache_dir: Path | None = None,
-                 verbose: int = 0) -> None:
+                 verbose: int = 0, progress: bool = True) -> None:
         self.config = config or EncoderConfig.resolve()
         self.cache_dir = cache_dir
         self.verbose = verbose
+        self.progress = progress
 
     def build(self, docs: Sequence[IndexableDoc], out_dir: Path) -> dict[str, Any]:
         started = time.perf_counter()
@@ -231,11 +303,17 @@ class ColbertIndexBuilder:
                         avoid_fork_if_possible=True)
         # colbert-ai prints its progress (and the k-means residuals) on stdout: keep it in a log
         log_path = index_path.parent / "build.log"
+        # every passage is encoded once, the k-means sample once more before that
+        total = len(passages) + kmeans_sample_size(len(passages), self.config)
         with COLBERT_RUN_LOCK, Run().context(run), unpadded_doc_batches(), \
+                corpus_sized_kmeans(self.config), \
+                StepProgress("colbert: encoding", total, self.progress) as step, \
+                counted_doc_batches(step.advance), \
                 log_path.open("w") as log, contextlib.redirect_stdout(log):
             indexer = colbert.Indexer(checkpoint=str(checkpoint), config=settings,
                                       verbose=self.verbose)
             indexer.index(name=PLAID_DIR, collection=passages, overwrite="force_silent_overwrite")
         meta = json.loads((index_path / "metadata.json").read_text())
         return {"embeddings": meta["num_embeddings"], "partitions": meta["num_partitions"],
+                "kmeans_sample": kmeans_sample_size(len(passages), self.config),
                 "avg_doclen": round(meta["avg_doclen"], 1)}

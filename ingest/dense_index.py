@@ -6,6 +6,11 @@
     docids.json   the version id of each row
     config.json   the encoder configuration, its model key, the dimension and the count
 
+Passages are encoded in length-bucketed batches: sorted by token count and cut so that a batch
+holds at most `BATCH_TOKENS` padded tokens (many short provisions per forward pass, few long
+ones), with a progress line and ETA. `EncoderConfig.dense_int8` runs the encoder's Linear layers
+as dynamic int8 (`eval/bench_encode.py` measures the speed and the agreement of the rankings).
+
 Vectors come from the shared `EmbeddingCache` when the same model has encoded the same text
 before, so an unchanged corpus re-ingests without encoding anything.
 """
@@ -23,11 +28,14 @@ import numpy as np
 from structfirst.ingest.embedding_cache import EmbeddingCache, text_digest
 from structfirst.ingest.encoder_config import EncoderConfig, set_offline
 from structfirst.ingest.index_builder import IndexableDoc
+from structfirst.ingest.progress import StepProgress
 
 INDEX_FILE = "index.faiss"
 DOCIDS_FILE = "docids.json"
 CONFIG_FILE = "config.json"
 CACHE_FLUSH_EVERY = 4096  # vectors encoded between two cache shards (bounds work lost on a crash)
+BATCH_TOKENS = 8192  # padded tokens per encoding batch
+MAX_BATCH = 256  # passages per encoding batch
 
 
 def default_cache_dir(out_dir: Path) -> Path:
@@ -68,6 +76,8 @@ class DenseEncoder:
             self.model = FlagModel(str(config.dense_model), pooling_method=config.pooling,
                                    query_instruction_for_retrieval=None, **common)
             self.model.model.float().to(self.device).eval()
+            if config.dense_int8 and self.device == "cpu":
+                self.model.model = _int8(self.model.model)
 
     @property
     def dim(self) -> int:
@@ -93,6 +103,12 @@ class DenseEncoder:
                 vecs = self._flag_forward(texts, limit)
         return np.ascontiguousarray(vecs, dtype=np.float32).reshape(len(texts), -1)
 
+    def token_counts(self, texts: Sequence[str]) -> list[int]:
+        """Tokens per passage after truncation to the passage limit."""
+        encoded = self.model.tokenizer(list(texts), truncation=True,
+                                       max_length=self.config.max_length)["input_ids"]
+        return [len(ids) for ids in encoded]
+
     def encode_passages(self, texts: Sequence[str]) -> np.ndarray:
         """One batch of passages (the caller chooses the batch)."""
         return self._encode(list(texts), query=False)
@@ -109,17 +125,30 @@ class DenseEncoder:
                                             return_colbert_vecs=True)
 
 
-def _progress(enabled: bool) -> Any:
-    from rich.progress import (
-        BarColumn,
-        MofNCompleteColumn,
-        Progress,
-        TextColumn,
-        TimeRemainingColumn,
-    )
+def _int8(model: Any) -> Any:
+    """`model` with its Linear layers quantized to dynamic int8 (weights int8, activations
+    quantized per batch)."""
+    import warnings
 
-    return Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-                    TimeRemainingColumn(), disable=not enabled, transient=True)
+    import torch
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # torch.ao's deprecation notices, nothing actionable
+        return torch.ao.quantization.quantize_dynamic(model, {torch.nn.Linear}, dtype=torch.qint8)
+
+
+def length_buckets(lengths: Sequence[int], max_tokens: int, max_batch: int) -> list[list[int]]:
+    """Positions of `lengths`, longest first, cut into batches of at most `max_tokens` padded
+    tokens (batch size x its longest) and at most `max_batch` passages."""
+    order = sorted(range(len(lengths)), key=lambda i: (-lengths[i], i))
+    batches: list[list[int]] = []
+    for i in order:
+        batch = batches[-1] if batches else None
+        if batch and len(batch) < max_batch and lengths[batch[0]] * (len(batch) + 1) <= max_tokens:
+            batch.append(i)
+        else:
+            batches.append([i])
+    return batches
 
 
 class DenseIndexBuilder:
@@ -128,11 +157,14 @@ class DenseIndexBuilder:
     name = "dense"
 
     def __init__(self, config: EncoderConfig | None = None, cache_dir: Path | None = None,
-                 encoder: DenseEncoder | None = None, progress: bool = True) -> None:
+                 encoder: DenseEncoder | None = None, progress: bool = True,
+                 batch_tokens: int = BATCH_TOKENS, max_batch: int = MAX_BATCH) -> None:
         self.config = config or EncoderConfig.resolve()
         self.cache_dir = cache_dir
         self._encoder = encoder
         self.progress = progress
+        self.batch_tokens = batch_tokens
+        self.max_batch = max_batch
 
     def encoder(self) -> DenseEncoder:
         if self._encoder is None:
@@ -162,14 +194,15 @@ class DenseIndexBuilder:
         encode_seconds = 0.0
         if missing:
             encoder = self.encoder()
-            # longest first, so that each batch holds texts of similar length (little padding)
-            todo = sorted(missing.items(), key=lambda item: -len(item[1]))
+            todo = list(missing.items())
+            t0 = time.perf_counter()
+            lengths = encoder.token_counts([text for _, text in todo])
+            batches = length_buckets(lengths, self.batch_tokens, self.max_batch)
+            encode_seconds += time.perf_counter() - t0
             pending: list[tuple[bytes, np.ndarray]] = []
-            batch = self.config.batch_size
-            with _progress(self.progress) as bar:
-                task = bar.add_task("dense: encoding", total=len(todo))
-                for start in range(0, len(todo), batch):
-                    chunk = todo[start:start + batch]
+            with StepProgress("dense: encoding", len(todo), self.progress) as step:
+                for positions in batches:
+                    chunk = [todo[i] for i in positions]
                     t0 = time.perf_counter()
                     encoded = encoder.encode_passages([text for _, text in chunk])
                     encode_seconds += time.perf_counter() - t0
@@ -179,7 +212,7 @@ class DenseIndexBuilder:
                     if len(pending) >= CACHE_FLUSH_EVERY:
                         cache.put_many([d for d, _ in pending], np.stack([v for _, v in pending]))
                         pending.clear()
-                    bar.advance(task, len(chunk))
+                    step.advance(len(chunk))
             if pending:
                 cache.put_many([d for d, _ in pending], np.stack([v for _, v in pending]))
 

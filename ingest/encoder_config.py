@@ -102,6 +102,12 @@ class EncoderConfig:
     doc_maxlen: int = 256
     query_maxlen: int = 32
     kmeans_niters: int = 4
+    # ColBERT k-means sized for the corpus (colbert-ai's own: 16 sqrt(E) partitions rounded down
+    # to a power of 2, trained on up to 16 sqrt(120 N) passages; see colbert_index.partition_plan)
+    # (None: colbert-ai's own plan)
+    partitions_per_sqrt: float | None = 4.0  # partitions: 2^round(log2(this * sqrt(vectors)))
+    kmeans_sample_per_sqrt: float | None = 4.0  # passages sampled for k-means: this sqrt(120 N)
+    dense_int8: bool = False  # dense encoder's Linear layers as dynamic int8 (CPU only)
 
     @classmethod
     def resolve(
@@ -145,8 +151,11 @@ class EncoderConfig:
         return replace(base, **overrides)
 
     def dense_model_key(self) -> str:
-        """A short id of everything that changes a dense vector: weights, kind, pooling, length."""
+        """A short id of everything that changes a dense vector: weights, kind, pooling, length,
+        int8."""
         settings = f"{self.dense_kind}|{self.pooling}|{self.max_length}|normalized"
+        if self.dense_int8:
+            settings += "|int8"
         return f"{self.dense_model.name}-{model_fingerprint(self.dense_model, settings)}"
 
     def to_json(self) -> dict[str, Any]:

@@ -8,6 +8,15 @@ from datetime import date
 from pathlib import Path
 from typing import Any, Protocol
 
+OPEN_START = 0  # the day ordinal of an open effective_from
+OPEN_END = date.max.toordinal()  # the day ordinal of an open (exclusive) effective_to
+
+
+def day_interval(start: date | None, end: date | None) -> tuple[int, int]:
+    """[start, end) as day ordinals, the open ends as OPEN_START and OPEN_END: the interval
+    columns of the hard filter (allowed: start <= as_of < end)."""
+    return (start.toordinal() if start else OPEN_START, end.toordinal() if end else OPEN_END)
+
 
 @dataclass(frozen=True, slots=True)
 class IndexableDoc:

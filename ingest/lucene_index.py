@@ -6,12 +6,15 @@ Layout of `out_dir` (the snapshot's `lucene/` directory):
   `-pretokenized`: each document's `contents` is `" ".join(tokenize(text))` with the project's
   `legal_tokenizer`, indexed by Lucene's whitespace analyzer, so index and query terms are the
   same strings (`§547(c)(9)`, `$6225`, `shall`). Fields: Anserini's `id` (the version id; stored,
-  indexed as one term, binary doc values) and `contents` (not stored, no positions); raw JSON
-  and doc vectors only when asked for. One segment (`-optimize`), built single-threaded from
+  indexed as one term, binary doc values), `contents` (not stored, no positions), and the hard
+  filter's term fields (`-fields`): `jurisdiction` (one term per path prefix, so
+  `us-federal/cfpb` is found under `us-federal` too) and `authority`; raw JSON and doc vectors
+  only when asked for. One segment (`-optimize`), built single-threaded from
   documents sorted by version id, so a rebuild from the same documents is the same index.
-* An `ord` numeric doc-values field added after Anserini is done: for every document, its Lucene
-  doc number. The lexical plane filters on it (`NumericDocValuesField.newSlowSetQuery`), which
-  crosses into Java as one `long[]` instead of one Java object per allowed id.
+* Numeric doc-values fields added after Anserini is done: `ord`, every document's Lucene doc
+  number (the lexical plane filters explicit id sets on it, one `long[]` into Java), and
+  `effective_from` / `effective_to`, the validity interval as day ordinals
+  (`index_builder.day_interval`), which the hard filter's range clauses read.
 * `docids.json`: the version ids in Lucene doc-number order (a JSON list; item n is doc n, so
   an id holding a line break or U+2028 round-trips), so results map back to version ids in
   Python and allowed ids map to doc numbers without asking Lucene. `read_docids` reads it, and
@@ -27,11 +30,11 @@ from __future__ import annotations
 import json
 import shutil
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from structfirst.ingest.index_builder import IndexableDoc
+from structfirst.ingest.index_builder import IndexableDoc, day_interval
 from structfirst.ingest.java_env import JVM_LOCK, ensure_java
 from structfirst.ingest.legal_tokenizer import TOKENIZER_VERSION, analyze
 
@@ -42,7 +45,17 @@ META_FILE = "meta.json"
 ID_FIELD = "id"  # Anserini's docid field
 CONTENTS_FIELD = "contents"
 ORD_FIELD = "ord"  # numeric doc values: the document's own Lucene doc number
-FORMAT = "structfirst-lucene/1"
+JURISDICTION_FIELD = "jurisdiction"  # terms: every path prefix of the jurisdiction
+AUTHORITY_FIELD = "authority"  # term: the authority
+FROM_FIELD = "effective_from"  # numeric doc values: day ordinal (index_builder.day_interval)
+TO_FIELD = "effective_to"  # numeric doc values: day ordinal, exclusive
+FORMAT = "structfirst-lucene/2"
+
+
+def jurisdiction_terms(jurisdiction: str) -> str:
+    """`us-federal/cfpb` -> `us-federal us-federal/cfpb`: the terms a prefix filter matches."""
+    parts = jurisdiction.split("/")
+    return " ".join("/".join(parts[: n + 1]) for n in range(len(parts)))
 
 
 class LuceneIndexBuilder:
@@ -85,7 +98,12 @@ class LuceneIndexBuilder:
                 if not contents:
                     empty += 1
                     continue
-                rec = {"id": doc.version_id, "contents": contents}
+                rec = {
+                    "id": doc.version_id,
+                    "contents": contents,
+                    JURISDICTION_FIELD: jurisdiction_terms(doc.jurisdiction),
+                    AUTHORITY_FIELD: doc.authority,
+                }
                 fh.write(json.dumps(rec, ensure_ascii=False))
                 fh.write("\n")
                 written.append(doc.version_id)
@@ -95,7 +113,10 @@ class LuceneIndexBuilder:
             if written:
                 self._run_anserini(collection, index_dir, len(written))
                 t_idx = time.perf_counter()
-                docids = _add_ord_field(index_dir)
+                intervals = {
+                    d.version_id: day_interval(d.effective_from, d.effective_to) for d in ordered
+                }
+                docids = _add_doc_values(index_dir, intervals)
                 if sorted(docids) != written:
                     raise RuntimeError(f"{index_dir}: indexed ids differ from the ids written")
             else:
@@ -133,6 +154,7 @@ class LuceneIndexBuilder:
             "-threads", "1",
             "-memoryBuffer", str(self.memory_buffer_mb),
             "-pretokenized",
+            "-fields", JURISDICTION_FIELD, AUTHORITY_FIELD,
             "-optimize",
             "-quiet",
         ]  # fmt: skip
@@ -162,8 +184,9 @@ class LuceneIndexBuilder:
             )
 
 
-def _add_ord_field(index_dir: Path) -> list[str]:
-    """Give every document an `ord` doc value equal to its doc number; return the ids by number."""
+def _add_doc_values(index_dir: Path, intervals: Mapping[str, tuple[int, int]]) -> list[str]:
+    """Give every document its `ord` (doc number), `effective_from` and `effective_to` doc
+    values; return the ids by doc number."""
     ensure_java()
     from jnius import autoclass
 
@@ -195,9 +218,13 @@ def _add_ord_field(index_dir: Path) -> list[str]:
                 ndv_cls = autoclass("org.apache.lucene.document.NumericDocValuesField")
                 update = writer.updateDocValues
                 for n, docid in enumerate(docids):
-                    term = term_cls(ID_FIELD, docid)
-                    value = ndv_cls(ORD_FIELD, n)
-                    update(term, value)
+                    start, end = intervals[docid]
+                    update(
+                        term_cls(ID_FIELD, docid),
+                        ndv_cls(ORD_FIELD, n),
+                        ndv_cls(FROM_FIELD, start),
+                        ndv_cls(TO_FIELD, end),
+                    )
                 writer.commit()
             finally:
                 writer.close()

@@ -31,12 +31,12 @@ from pathlib import Path
 from typing import Any
 
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from structfirst.ingest import versioning
 from structfirst.ingest.citation_graph import GRAPH_FILE, build_graph, save_graph
 from structfirst.ingest.duckdb_store import STORE_FILE, write_store
 from structfirst.ingest.index_builder import IndexableDoc, IndexBuilder
 from structfirst.ingest.model import Fact, IngestError, Node, NodeType, ParsedDocument
+from structfirst.ingest.progress import StepProgress
 from structfirst.ingest.snapshot import Snapshot, file_sha256, snapshot_id_for, staging
 from structfirst.ingest.versioning import VersionedCorpus, build_versions
 
@@ -391,6 +391,28 @@ def indexable_docs(corpus: VersionedCorpus, subtree_budget: int = 250) -> list[I
     return docs
 
 
+def parse_sources(
+    files: Sequence[SourceFile],
+    options: dict[str, Any],
+    progress: bool = True,
+    console: Console | None = None,
+) -> tuple[list[ParsedDocument], list[dict[str, Any]], list[str]]:
+    """Parse each file in turn (defined-term uses linked per edition), with progress and ETA:
+    the parsed documents, one source row each, and the parsers' warnings."""
+    docs: list[ParsedDocument] = []
+    source_rows: list[dict[str, Any]] = []
+    warnings: list[str] = []
+    with StepProgress("parsing", len(files), progress, console) as step:
+        for src in files:
+            doc, parser_version = _parse(src, options)
+            _link_terms(doc)
+            docs.append(doc)
+            warnings += [f"{doc.edition.source_id}: {w}" for w in doc.warnings]
+            source_rows.append(_source_row(src, doc, parser_version))
+            step.advance()
+    return docs, source_rows, warnings
+
+
 def ingest(
     sources: list[Path],
     index_dir: Path,
@@ -426,28 +448,9 @@ def ingest(
     warnings = list(notes)
 
     with staging(index_dir, snapshot_id) as stage:
-        docs: list[ParsedDocument] = []
-        source_rows: list[dict[str, Any]] = []
         t0 = time.perf_counter()
-        with Progress(
-            TextColumn("[bold]{task.description}"),
-            BarColumn(),
-            MofNCompleteColumn(),
-            TimeElapsedColumn(),
-            TextColumn("{task.fields[name]}"),
-            console=console,
-            disable=not progress,
-            transient=True,
-        ) as bar:
-            task = bar.add_task("parsing", total=len(files), name="")
-            for src in files:
-                bar.update(task, name=src.path.name)
-                doc, parser_version = _parse(src, options)
-                _link_terms(doc)
-                docs.append(doc)
-                warnings += [f"{doc.edition.source_id}: {w}" for w in doc.warnings]
-                source_rows.append(_source_row(src, doc, parser_version))
-                bar.advance(task)
+        docs, source_rows, parse_warnings = parse_sources(files, options, progress, console)
+        warnings += parse_warnings
         seconds["parse"] = time.perf_counter() - t0
 
         t0 = time.perf_counter()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from datetime import date
 
+from structfirst.engine.catalog import ArtifactVersion, Catalog
 from structfirst.ingest.index_builder import IndexableDoc
 
 S547_C9_2019 = "/us/usc/t11/s547/c/9@2019-04-01"
@@ -150,3 +151,25 @@ def legal_docs() -> list[IndexableDoc]:
                                  jurisdiction=jurisdiction, authority=authority,
                                  effective_from=date.fromisoformat(day), effective_to=None))
     return docs
+
+
+def legal_catalog() -> Catalog:
+    """The passages as a catalog for hard filters: the 2005 § 547(c)(9) ends where 2019's
+    starts."""
+    ends = {S547_C9_2005: date(2019, 4, 1)}
+    return Catalog(
+        ArtifactVersion(d.version_id, d.node_id, "Clause", None, None, d.contents, None,
+                        d.jurisdiction, d.authority, d.effective_from, ends.get(d.version_id),
+                        "legal_passages", 0, len(d.contents))
+        for d in legal_docs()
+    )
+
+
+# (as_of, jurisdiction, authorities) of hard filters that admit different subsets
+HARD_FILTERS = [
+    (date(2010, 1, 1), "us-federal", None),  # the 2005 § 547(c)(9), no regulation yet
+    (date(2019, 4, 1), "us-federal", None),  # the 2019 one from its first day
+    (date(2020, 1, 1), "us-federal/cfpb", None),
+    (date(2020, 1, 1), None, frozenset({"statute"})),
+    (date(1990, 1, 1), None, None),  # nothing in force
+]

@@ -4,20 +4,30 @@ from __future__ import annotations
 
 import json
 import shutil
+from dataclasses import replace
+from datetime import date
 from pathlib import Path
 
 import pytest
 import torch
 from legal_passages import (
     AMOUNT_QUERY,
+    HARD_FILTERS,
     PARAPHRASE,
     S101_31,
     S547_C9_2005,
     S547_C9_2019,
+    legal_catalog,
     legal_docs,
 )
 from structfirst.engine.colbert_plane import ColbertPlane
-from structfirst.ingest.colbert_index import META_FILE, ColbertIndexBuilder, unpadded_doc_batches
+from structfirst.ingest.colbert_index import (
+    META_FILE,
+    ColbertIndexBuilder,
+    kmeans_sample_size,
+    partition_count,
+    unpadded_doc_batches,
+)
 from structfirst.ingest.encoder_config import EncoderConfig
 
 
@@ -86,3 +96,30 @@ def test_index_moves_and_derives_its_checkpoint_again(built: dict, tmp_path: Pat
     assert ((moved / meta["checkpoint"]).resolve() / "artifact.metadata").is_file()
     assert str((moved / meta["checkpoint"]).resolve()).startswith(str(tmp_path / "moved-index"))
     assert plane.search(AMOUNT_QUERY, 3) == built["plane"].search(AMOUNT_QUERY, 3)
+
+
+@pytest.mark.parametrize(("day", "jurisdiction", "authorities"), HARD_FILTERS)
+def test_hard_filter_gives_what_its_allowed_set_gives(
+    built: dict, day: date, jurisdiction: str | None, authorities: frozenset[str] | None
+) -> None:
+    """The filter from interval and code columns selects exactly the versions it admits."""
+    plane: ColbertPlane = built["plane"]
+    catalog = legal_catalog()
+    where = catalog.hard_filter(day, jurisdiction, authorities)
+    allowed = catalog.allowed(day, jurisdiction, authorities)
+    hits = plane.search(AMOUNT_QUERY, 8, where)
+    assert hits == plane.search(AMOUNT_QUERY, 8, allowed)
+    assert len(hits) == min(8, len(allowed)) and all(d in allowed for d, _ in hits)
+
+
+def test_kmeans_is_sized_for_the_corpus() -> None:
+    config = EncoderConfig.resolve()
+    colbert_ai = replace(config, partitions_per_sqrt=None, kmeans_sample_per_sqrt=None)
+    # the Title 11 editions: 10,725 passages, 1.04M token vectors
+    assert partition_count(1.04e6, colbert_ai) == 8192  # 2^floor(log2(16 sqrt(E)))
+    assert partition_count(1.1e6, colbert_ai) == 16384
+    assert partition_count(1.04e6, config) == 4096  # 2^round(log2(4 sqrt(E)))
+    assert partition_count(10, config) == 16
+    assert kmeans_sample_size(10_725, colbert_ai) == 10_725  # every passage, encoded twice
+    assert kmeans_sample_size(10_725, config) == 4538  # 1 + 4 sqrt(120 N)
+    assert kmeans_sample_size(100, config) == 100

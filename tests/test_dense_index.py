@@ -4,20 +4,23 @@ from __future__ import annotations
 
 import dataclasses
 import threading
+from datetime import date
 from pathlib import Path
 
 import numpy as np
 import pytest
 from legal_passages import (
     AMOUNT_QUERY,
+    HARD_FILTERS,
     PARAPHRASE,
     S101_31,
     S547_C9_2005,
     S547_C9_2019,
+    legal_catalog,
     legal_docs,
 )
 from structfirst.engine.dense_plane import DensePlane
-from structfirst.ingest.dense_index import DenseEncoder, DenseIndexBuilder
+from structfirst.ingest.dense_index import DenseEncoder, DenseIndexBuilder, length_buckets
 from structfirst.ingest.embedding_cache import EmbeddingCache, text_digest
 from structfirst.ingest.encoder_config import (
     ENV_COLBERT_CHECKPOINT,
@@ -151,3 +154,28 @@ def test_concurrent_searches_agree(built: dict) -> None:
         assert got is not None
         assert [d for d, _ in got] == [d for d, _ in want]
         assert np.allclose([s for _, s in got], [s for _, s in want], atol=1e-5)
+
+
+@pytest.mark.parametrize(("day", "jurisdiction", "authorities"), HARD_FILTERS)
+def test_hard_filter_gives_what_its_allowed_set_gives(
+    built: dict, day: date, jurisdiction: str | None, authorities: frozenset[str] | None
+) -> None:
+    """The filter from interval and code columns selects exactly the versions it admits."""
+    plane: DensePlane = built["plane"]
+    catalog = legal_catalog()
+    where = catalog.hard_filter(day, jurisdiction, authorities)
+    allowed = catalog.allowed(day, jurisdiction, authorities)
+    hits = plane.search(AMOUNT_QUERY, 8, where)
+    assert hits == plane.search(AMOUNT_QUERY, 8, allowed)
+    assert len(hits) == min(8, len(allowed)) and all(d in allowed for d, _ in hits)
+
+
+def test_length_buckets_bound_padded_tokens() -> None:
+    lengths = [10, 200, 12, 11, 190, 9, 250]
+    batches = length_buckets(lengths, max_tokens=400, max_batch=3)
+    assert sorted(i for b in batches for i in b) == list(range(len(lengths)))
+    heads = [lengths[b[0]] for b in batches]
+    assert heads == sorted(heads, reverse=True)
+    for batch in batches:
+        assert len(batch) <= 3 and lengths[batch[0]] * len(batch) <= 400 or len(batch) == 1
+        assert lengths[batch[0]] == max(lengths[i] for i in batch)

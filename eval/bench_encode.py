@@ -1,0 +1,169 @@
+"""Encoding for the main job, before and after, on the same sample in one run.
+
+    python -m structfirst.eval.bench_encode [--sample 1000] [--seed 0]
+        [--queries data/queries/dev.jsonl] [--only dense|colbert] [SOURCE...]
+
+The sample is `--sample` indexable passages drawn (seeded) from the sources (default: the Title
+11 editions and Regulations B/E/M, as the README's main job ingests them). Then:
+
+* dense: passages/s of the encoder before (fixed batches of 32, fp32) and after (token-budget
+  length buckets, and fp32 / dynamic int8), and, for each setting, how the rankings of the dev
+  questions over the sample agree with the first setting's: top-1 equal and mean overlap of the
+  top 10, counted over distinct texts (versions of a provision often share their text, and
+  such ties may fall either way), and the mean cosine of each passage's two vectors;
+* ColBERT: build seconds, partitions and k-means sample of colbert-ai's own plan and of the
+  corpus-sized plan (`EncoderConfig.partitions_per_sqrt`, `kmeans_sample_per_sqrt`), and each
+  index's recall@100 of PLAID search against exhaustive MaxSim over the same index on the dev
+  questions (the share of the exhaustive top 100 that PLAID's top 100 holds).
+
+Prints one JSON object per measurement and a summary table.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import tempfile
+import time
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from structfirst.ingest.corpus import REPO_ROOT, corpus_root
+from structfirst.ingest.encoder_config import EncoderConfig
+from structfirst.ingest.index_builder import IndexableDoc
+
+DEFAULT_QUERIES = REPO_ROOT / "data" / "queries" / "dev.jsonl"
+
+
+def sample_docs(sources: list[Path], n: int, seed: int) -> list[IndexableDoc]:
+    from structfirst.ingest.pipeline import find_sources, indexable_docs, parse_sources
+    from structfirst.ingest.versioning import build_versions
+
+    files, _ = find_sources(sources)
+    parsed, _, _ = parse_sources(files, {}, progress=False)
+    docs = indexable_docs(build_versions(parsed))
+    return sorted(random.Random(seed).sample(docs, min(n, len(docs))), key=lambda d: d.version_id)
+
+
+def dev_questions(path: Path) -> list[str]:
+    questions = []
+    for lineno, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        if line.strip():
+            try:
+                questions.append(json.loads(line)["question"])
+            except (json.JSONDecodeError, KeyError) as exc:
+                raise ValueError(f"{path}:{lineno}: no question ({exc})") from exc
+    return list(dict.fromkeys(questions))
+
+
+def distinct_texts(hits: list[tuple[str, float]], text_of: dict[str, str], n: int) -> list[str]:
+    """The first `n` distinct texts of a ranking."""
+    return list(dict.fromkeys(text_of[d] for d, _ in hits))[:n]
+
+
+def bench_dense(
+    docs: list[IndexableDoc], questions: list[str], out: Path
+) -> list[dict[str, Any]]:
+    from structfirst.engine.dense_plane import DensePlane
+    from structfirst.ingest.dense_index import DenseEncoder, DenseIndexBuilder
+
+    settings = {  # name: (int8, batch_tokens, max_batch)
+        "before: batches of 32, fp32": (False, 32 * 1024, 32),
+        "after: length buckets, fp32": (False, 8192, 256),
+        "after: length buckets, int8": (True, 8192, 256),
+    }
+    text_of = {d.version_id: d.contents for d in docs}
+    rows: list[dict[str, Any]] = []
+    reference: list[list[str]] = []
+    first_vectors = None
+    for name, (int8, batch_tokens, max_batch) in settings.items():
+        config = EncoderConfig.resolve(dense_int8=int8)
+        encoder = DenseEncoder(config)
+        encoder.encode_passages(["warm up the encoder"])
+        target = out / f"dense-{len(rows)}" / "snap" / "dense"
+        builder = DenseIndexBuilder(config, cache_dir=out / f"cache-{len(rows)}", encoder=encoder,
+                                    progress=False, batch_tokens=batch_tokens, max_batch=max_batch)
+        figures = builder.build(docs, target)
+        plane = DensePlane(target, config, encoder)
+        ranked = [distinct_texts(plane.search(q, 40), text_of, 10) for q in questions]
+        reference = reference or ranked
+        pairs = list(zip(ranked, reference, strict=True))
+        top1 = np.mean([a[:1] == b[:1] for a, b in pairs])
+        overlap = np.mean([len(set(a) & set(b)) / max(len(b), 1) for a, b in pairs])
+        vectors = plane.index.reconstruct_n(0, plane.index.ntotal)
+        first_vectors = vectors if first_vectors is None else first_vectors
+        cosine = float(np.mean(np.sum(vectors * first_vectors, axis=1)))
+        rows.append({"bench": "dense", "setting": name, "passages": len(docs),
+                     "encode_seconds": figures["encode_seconds"],
+                     "passages_per_s": round(len(docs) / figures["encode_seconds"], 1),
+                     "top1_same": round(float(top1), 3),
+                     "top10_overlap": round(float(overlap), 3),
+                     "mean_cosine": round(cosine, 4)})
+        print(json.dumps(rows[-1]), flush=True)
+    return rows
+
+
+def bench_colbert(
+    docs: list[IndexableDoc], questions: list[str], out: Path
+) -> list[dict[str, Any]]:
+    from structfirst.engine.colbert_plane import ColbertPlane
+    from structfirst.ingest.colbert_index import ColbertIndexBuilder
+
+    base = EncoderConfig.resolve()
+    settings = {
+        "before: colbert-ai's plan": replace(base, partitions_per_sqrt=None,
+                                              kmeans_sample_per_sqrt=None),
+        "after: corpus-sized plan": base,
+    }
+    ids = frozenset(d.version_id for d in docs)
+    rows = []
+    for name, config in settings.items():
+        target = out / f"colbert-{len(rows)}" / "snap" / "colbert"
+        t0 = time.perf_counter()
+        figures = ColbertIndexBuilder(config, cache_dir=out / "cache", progress=False).build(
+            docs, target
+        )
+        seconds = time.perf_counter() - t0
+        plane = ColbertPlane(target, config, exact_limit=len(docs))
+        recalls = []
+        for q in questions:
+            exhaustive = {d for d, _ in plane.search(q, 100, ids)}  # exact_limit: every passage
+            plaid = {d for d, _ in plane.search(q, 100)}
+            recalls.append(len(plaid & exhaustive) / max(len(exhaustive), 1))
+        rows.append({"bench": "colbert", "setting": name, "passages": len(docs),
+                     "build_seconds": round(seconds, 1), "partitions": figures["partitions"],
+                     "kmeans_sample": figures["kmeans_sample"], "embeddings": figures["embeddings"],
+                     "recall@100_vs_exhaustive": round(float(np.mean(recalls)), 4)})
+        print(json.dumps(rows[-1]), flush=True)
+    return rows
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("sources", nargs="*", type=Path)
+    ap.add_argument("--sample", type=int, default=1000)
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--queries", type=Path, default=DEFAULT_QUERIES)
+    ap.add_argument("--only", choices=("dense", "colbert"))
+    args = ap.parse_args()
+    root = corpus_root()
+    sources = args.sources or [root / "us-code" / "title-11", root / "cfr-12" / "regulation"]
+    docs = sample_docs(sources, args.sample, args.seed)
+    questions = dev_questions(args.queries)
+    rows = []
+    with tempfile.TemporaryDirectory(prefix="bench-encode-") as tmp:
+        if args.only in (None, "dense"):
+            rows += bench_dense(docs, questions, Path(tmp))
+        if args.only in (None, "colbert"):
+            rows += bench_colbert(docs, questions, Path(tmp))
+    print(f"\n{len(docs)} passages, {len(questions)} dev questions")
+    for row in rows:
+        figures = {k: v for k, v in row.items() if k not in ("bench", "setting", "passages")}
+        print(f"{row['bench']:8} {row['setting']:32} {figures}")
+
+
+if __name__ == "__main__":
+    main()
