@@ -112,7 +112,8 @@ class LightGBMRanker:
         if dev is not None:
             dx, dy, dgroups = _stack(*dev)
             kwargs = {
-                "eval_set": [(dx, dy)],
+                "eval_X": (dx,),
+                "eval_y": (dy,),
                 "eval_group": [dgroups],
                 "eval_at": [10],
                 "callbacks": [lightgbm.early_stopping(self.early_stopping_rounds, verbose=False)],
