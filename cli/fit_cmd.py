@@ -23,7 +23,7 @@ def fit_command(
     ),
     configs: Annotated[
         str, typer.Option("--configs", help="Configurations whose learned steps to fit.")
-    ] = "H5,H5-rerank-only,H5-logistic",
+    ] = "H5,H5-rerank-only,H5-logistic,H6",
 ) -> None:
     """Fit on train (early-stopped on dev) and save each model with its schema and record."""
     from structfirst.eval.ablation import AblationError, select_configurations

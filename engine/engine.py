@@ -12,16 +12,18 @@ from __future__ import annotations
 
 import threading
 import time
+import warnings
 from collections.abc import Callable
 from datetime import date
 from pathlib import Path
 from typing import Any
 
 import networkx as nx
+from structfirst.calibration.calibrator import IsotonicCalibrator, load_calibrator
 from structfirst.engine.catalog import Catalog
 from structfirst.engine.configuration import EngineConfig, get_configuration
-from structfirst.engine.decision import decide
-from structfirst.engine.evidence import EvidenceBundle, EvidenceCandidate
+from structfirst.engine.decision import calibrated_decision, decide
+from structfirst.engine.evidence import Decision, EvidenceBundle, EvidenceCandidate
 from structfirst.engine.features import StructuralFeatures
 from structfirst.engine.graph_plane import GraphPlane
 from structfirst.engine.pipeline import Pipeline, QueryFrame, Stage, elapsed_ms
@@ -71,6 +73,7 @@ class Engine:
         self._planes: dict[tuple[str, float, float], Plane] = {}
         self._reranker: ColbertReranker | None = None
         self._pipelines: dict[str, Pipeline] = {}
+        self._calibrators: dict[Path, tuple[IsotonicCalibrator, dict[str, Any]]] = {}
         self._lock = threading.RLock()
 
     @classmethod
@@ -105,12 +108,7 @@ class Engine:
                     f"configuration {cfg.name} needs the {part} index, but {self.snapshot.path} "
                     f"has no {sub}/ (ingest without --no-dense)"
                 )
-        if cfg.calibrated_abstention:
-            raise ValueError(
-                f"configuration {cfg.name} asks for a component the engine does not have yet "
-                f"(calibration={cfg.calibration!r})"
-            )
-        for model in (cfg.fusion_model, cfg.reranker_model):
+        for model in (cfg.fusion_model, cfg.reranker_model, cfg.calibration_model):
             if model and not (self.models_dir / model).is_dir():
                 raise ValueError(
                     f"configuration {cfg.name} needs the model {self.models_dir / model}, "
@@ -153,6 +151,12 @@ class Engine:
             if i > k and any(p.rsplit(" ", 2)[-2:-1] == ["<-defines-"] for p in c.paths)
         ][:DEFINITION_DEPTH]
         decision = decide(parsed, query, self.catalog, candidates, verdicts)
+        if cfg.calibration:
+            calibrator, record = self.calibrator(cfg)
+            threshold = record["threshold"]
+            decision = calibrated_decision(
+                decision, frame, calibrator, threshold["theta"], threshold["guarantee"]
+            )
         timings["total"] = elapsed_ms(started)
         return EvidenceBundle(
             question=question,
@@ -264,6 +268,28 @@ class Engine:
         symbolic = self.plane("symbolic", cfg)
         assert isinstance(symbolic, SymbolicPlane)
         return StructuralFeatures(self.catalog, self.graph, symbolic.library.parameters)
+
+    def hard_decision(self, frame: QueryFrame) -> Decision:
+        """The rule-based decision of a final frame (the hard abstentions, else answer)."""
+        top = [self._candidate(1, c, {}) for c in frame.candidates[:1]]
+        return decide(frame.parsed, frame.query, self.catalog, top, list(frame.verdicts))
+
+    def calibrator(self, cfg: EngineConfig) -> tuple[IsotonicCalibrator, dict[str, Any]]:
+        """The configuration's calibrator and its record, loaded once; one fitted on another
+        snapshot still loads, with a warning that it needs refitting."""
+        folder = self.models_dir / cfg.calibration_model
+        with self._lock:
+            if folder not in self._calibrators:
+                calibrator, record = load_calibrator(folder)
+                if record.get("snapshot_id") != self.snapshot.snapshot_id:
+                    warnings.warn(
+                        f"{folder}: calibrated on snapshot {record.get('snapshot_id')}, but the "
+                        f"index is snapshot {self.snapshot.snapshot_id}; refit it "
+                        "(`structfirst fit`) after an index refresh",
+                        stacklevel=2,
+                    )
+                self._calibrators[folder] = (calibrator, record)
+            return self._calibrators[folder]
 
     def neural_scorer(self) -> ColbertReranker:
         """f_theta: the late-interaction (MaxSim) scorer, loaded on first use."""

@@ -19,6 +19,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from structfirst.calibration.fitting import fit_calibration
 from structfirst.engine.configuration import EngineConfig
 from structfirst.engine.engine import Engine
 from structfirst.engine.pipeline import Labels, Pipeline, QueryFrame, Stage
@@ -47,11 +48,12 @@ class FittedStep:
     config: str
     step: str
     folder: Path
-    weights: dict[str, float]
+    weights: dict[str, Any]  # importances, coefficients, gamma, or the calibrator's theta
 
 
 def read_split(path: Path, split: str) -> list[Query]:
-    """The answerable queries of a query file; empty, unreadable or test queries are errors."""
+    """The queries of a query file; an unreadable file, test-split queries or no answerable
+    labeled query are errors."""
     try:
         queries = load_queries(path)
     except QuerySetError as exc:
@@ -62,10 +64,13 @@ def read_split(path: Path, split: str) -> list[Query]:
     if leaked:
         raise FitError(f"{path}: holds test-split queries ({', '.join(leaked[:5])}); "
                        "never fit on the test split")
-    kept = [q for q in queries if q.answerable and q.labels]
-    if not kept:
+    if not labeled(queries):
         raise FitError(f"{path}: the {split} split has no answerable labeled query to fit on")
-    return kept
+    return queries
+
+
+def labeled(queries: Sequence[Query]) -> list[Query]:
+    return [q for q in queries if q.answerable and q.labels]
 
 
 def labels(queries: Sequence[Query]) -> list[Labels]:
@@ -103,7 +108,8 @@ def fit_configurations(
     unlearned = [c.name for c in configs if c.fusion == "rrf"]
     if unlearned:
         raise FitError(f"configuration(s) {', '.join(unlearned)} have no learned step")
-    train, dev = read_split(train_path, "train"), read_split(dev_path, "dev")
+    train_all, dev_all = read_split(train_path, "train"), read_split(dev_path, "dev")
+    train, dev = labeled(train_all), labeled(dev_all)
     engine = Engine.open(index, models_dir=out_dir)
     record = {
         "training_set": str(train_path),
@@ -118,6 +124,7 @@ def fit_configurations(
     }
     head_frames: dict[str, tuple[list[QueryFrame], list[QueryFrame]]] = {}
     fitted: dict[str, Stage] = {}
+    fitted_calibrators: set[str] = set()
     saved: list[FittedStep] = []
     for cfg in configs:
         head, tail = split_learned(engine.stages(cfg, fitted=False))
@@ -140,6 +147,12 @@ def fit_configurations(
                     saved.append(_save(cfg, step, stage, out_dir / folder, record))
             frames = [stage.transform(f) for f in frames]
             dev_frames = [stage.transform(f) for f in dev_frames]
+    for cfg in configs:
+        if cfg.calibration and cfg.calibration_model not in fitted_calibrators:
+            folder = out_dir / cfg.calibration_model
+            meta = fit_calibration(engine, cfg, train_all, dev_all, folder, record)
+            fitted_calibrators.add(cfg.calibration_model)
+            saved.append(FittedStep(cfg.name, "calibration", folder, meta["threshold"]))
     return saved
 
 
