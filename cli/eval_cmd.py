@@ -40,8 +40,13 @@ def eval_command(
             "for comparison with the default protocol only).",
         ),
     ] = False,
+    models: Annotated[
+        Path | None,
+        typer.Option("--models", help="Models folder of the learned steps (default: models/)."),
+    ] = None,
 ) -> None:
     """Run every query through each configuration and report the metrics with CIs."""
+    from structfirst.engine.engine import MODELS_DIR
     from structfirst.eval.ablation import AblationError, run_ablation
     from structfirst.eval.report import HEADLINE, SHORT, headline_rows, write_report
 
@@ -49,6 +54,7 @@ def eval_command(
         result = run_ablation(
             index, queries, configs.split(","), out_dir, k=k, n_boot=bootstrap, seed=seed,
             progress=not no_progress, console=err, oracle_filters=oracle_filters,
+            models_dir=models or MODELS_DIR,
         )
     except AblationError as exc:
         _fail(str(exc))

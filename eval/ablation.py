@@ -36,7 +36,7 @@ from typing import Any
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from structfirst.engine.configuration import CONFIGURATIONS_FILE, EngineConfig, load_configurations
-from structfirst.engine.engine import Engine
+from structfirst.engine.engine import MODELS_DIR, Engine
 from structfirst.engine.evidence import EvidenceBundle
 from structfirst.eval import metrics as M
 from structfirst.eval.query_set import (
@@ -144,6 +144,8 @@ def output_record(qid: str, bundle: EvidenceBundle) -> dict[str, Any]:
         "confidence": bundle.decision.confidence,
         "verdicts": bundle_verdicts(bundle.verdicts),
         "reason": bundle.decision.reason,
+        "threshold": bundle.decision.threshold,
+        "top_score": bundle.candidates[0].fused_score if bundle.candidates else None,
         "latency_ms": bundle.timings_ms.get("total"),
     }
 
@@ -284,9 +286,11 @@ def run_ablation(
     progress: bool = True,
     console: Console | None = None,
     oracle_filters: bool = False,
+    models_dir: Path = MODELS_DIR,
+    table: Path = CONFIGURATIONS_FILE,
 ) -> dict[str, Any]:
     """Run the ablation and return everything `metrics.json` holds (the caller writes it)."""
-    configs = select_configurations(config_names)
+    configs = select_configurations(config_names, table)
     if k < 1 or n_boot < 1:
         raise AblationError(f"--k and --bootstrap must be positive (got {k} and {n_boot})")
     try:
@@ -296,7 +300,7 @@ def run_ablation(
     if not queries:
         raise AblationError(f"{queries_path}: no queries")
     try:
-        engine = Engine.open(index)
+        engine = Engine.open(index, models_dir=models_dir)
     except (FileNotFoundError, ValueError) as exc:  # SnapshotError is a FileNotFoundError
         raise AblationError(str(exc)) from None
     check_indexes(engine, configs)
@@ -347,6 +351,7 @@ def run_ablation(
             "protocol": {"name": protocol, "description": PROTOCOLS[protocol]},
             "tuning": {cr.config.name: cr.config.tuning for cr in config_runs},
             "rule_ids": RULE_IDS,
+            "models_dir": str(models_dir),
         },
         "configurations": {
             cr.config.name: {
@@ -354,6 +359,7 @@ def run_ablation(
                 "planes": list(cr.config.planes),
                 "reranker": cr.config.reranker or None,
                 "fusion": cr.config.fusion,
+                "calibration": cr.config.calibration or None,
                 "plane_weights": cr.config.plane_weights,
                 "hard_filters": cr.config.hard_filters,
                 "run_file": str(cr.run_file),
