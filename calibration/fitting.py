@@ -1,10 +1,10 @@
 """Fit a configuration's calibrator on train, choose theta on dev, check the guarantee.
 
 The examples are every train (dev) query, answerable or not, run under the default protocol
-(the question and the case date only) through the configuration's stages; a query the hard
-rules abstain on never reaches the calibrator. An example is correct when the top candidate is
-a primary label (grade 2) in force at the as-of date and every rule verdict the query expects
-is the engine's; an unanswerable query answered is wrong.
+(the question and the case date only) through the configuration's stages (`structfirst fit`
+runs them); a query the hard rules abstain on never reaches the calibrator. An example is
+correct when the top candidate is a primary label (grade 2) in force at the as-of date and
+every rule verdict the query expects is the engine's; an unanswerable query answered is wrong.
 
 The guarantee check: out-of-fold confidences of train (each from a calibrator that did not see
 it) and the dev confidences are pooled; over `resplits` random halvings, theta is chosen on one
@@ -15,7 +15,7 @@ the target should be about delta of them or fewer.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -58,13 +58,11 @@ def is_correct(engine: Engine, q: Query, frame: QueryFrame) -> int:
     return int(all(got.get(rule) == v for rule, v in q.expected_verdicts.items()))
 
 
-def examples(engine: Engine, cfg: EngineConfig, queries: Sequence[Query]) -> Examples:
-    """The calibration examples of `queries` under `cfg` (its stages, without calibration)."""
-    uncalibrated = replace(cfg, calibration="", calibration_model="")
-    pipeline = engine.pipeline(uncalibrated)
+def examples(engine: Engine, queries: Sequence[Query], frames: Sequence[QueryFrame]) -> Examples:
+    """The calibration examples of `queries`, given their final frames (uncalibrated): the
+    queries the hard rules answer."""
     out = Examples([], [], [])
-    for q in queries:
-        frame = pipeline.transform(engine.start_frame(q.question, q.as_of, None, uncalibrated))
+    for q, frame in zip(queries, frames, strict=True):
         if not engine.hard_decision(frame).answer:
             continue
         out.rows.append(confidence_features(frame))
@@ -115,17 +113,16 @@ def guarantee_check(
 
 
 def fit_calibration(
-    engine: Engine,
     cfg: EngineConfig,
-    train: Sequence[Query],
-    dev: Sequence[Query],
+    fit_set: Examples,
+    dev_set: Examples,
     folder: Path,
     record: dict[str, Any],
     target_accuracy: float = DEFAULT_TARGET_ACCURACY,
     delta: float = DEFAULT_DELTA,
 ) -> dict[str, Any]:
-    """Fit on train, choose theta on dev, check the guarantee, save; returns the record."""
-    fit_set, dev_set = examples(engine, cfg, train), examples(engine, cfg, dev)
+    """Fit on the train examples, choose theta on dev, check the guarantee, save; returns the
+    record."""
     calibrator = IsotonicCalibrator().fit(fit_set.rows, fit_set.correct)
     dev_p = calibrator.predict(dev_set.rows)
     threshold = choose_threshold(dev_p, dev_set.correct, target_accuracy, delta)

@@ -19,7 +19,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from structfirst.calibration.fitting import fit_calibration
+from structfirst.calibration.fitting import examples, fit_calibration
 from structfirst.engine.configuration import EngineConfig
 from structfirst.engine.engine import Engine
 from structfirst.engine.pipeline import Labels, Pipeline, QueryFrame, Stage
@@ -124,15 +124,16 @@ def fit_configurations(
     }
     head_frames: dict[str, tuple[list[QueryFrame], list[QueryFrame]]] = {}
     fitted: dict[str, Stage] = {}
-    fitted_calibrators: set[str] = set()
+    calibrated: set[str] = set()
     saved: list[FittedStep] = []
+    is_labeled = [[bool(q.answerable and q.labels) for q in qs] for qs in (train_all, dev_all)]
     for cfg in configs:
         head, tail = split_learned(engine.stages(cfg, fitted=False))
         key = repr(head)
         if key not in head_frames:
             head_frames[key] = tuple(  # type: ignore[assignment]
                 [head.transform(engine.start_frame(q.question, q.as_of, None, cfg)) for q in qs]
-                for qs in (train, dev)
+                for qs in (train_all, dev_all)
             )
         frames, dev_frames = head_frames[key]
         for stage in tail:
@@ -142,16 +143,19 @@ def fit_configurations(
                 if folder in fitted:
                     stage = fitted[folder]
                 else:
-                    stage.fit(frames, labels(train), (dev_frames, labels(dev)))
+                    fit_frames = [f for f, ok in zip(frames, is_labeled[0], strict=True) if ok]
+                    held = [f for f, ok in zip(dev_frames, is_labeled[1], strict=True) if ok]
+                    stage.fit(fit_frames, labels(train), (held, labels(dev)))
                     fitted[folder] = stage
                     saved.append(_save(cfg, step, stage, out_dir / folder, record))
             frames = [stage.transform(f) for f in frames]
             dev_frames = [stage.transform(f) for f in dev_frames]
-    for cfg in configs:
-        if cfg.calibration and cfg.calibration_model not in fitted_calibrators:
+        if cfg.calibration and cfg.calibration_model not in calibrated:
             folder = out_dir / cfg.calibration_model
-            meta = fit_calibration(engine, cfg, train_all, dev_all, folder, record)
-            fitted_calibrators.add(cfg.calibration_model)
+            fit_set = examples(engine, train_all, frames)
+            dev_set = examples(engine, dev_all, dev_frames)
+            meta = fit_calibration(cfg, fit_set, dev_set, folder, record)
+            calibrated.add(cfg.calibration_model)
             saved.append(FittedStep(cfg.name, "calibration", folder, meta["threshold"]))
     return saved
 
