@@ -202,3 +202,21 @@ def load_calibrator(folder: Path) -> tuple[IsotonicCalibrator, dict[str, Any]]:
         raise ModelError(f"{path}: not JSON ({exc})") from None
     check_schema(path, record.get("feature_names"), CONFIDENCE_FEATURES)
     return IsotonicCalibrator.from_dict(record["calibrator"]), record
+
+
+SCORE_CALIBRATOR_PREFIX = "score-calibrator-"
+
+
+def score_calibrator_folder(models_dir: Path, config: str) -> Path:
+    """Where `fit` saves the top-score calibrator of an uncalibrated configuration."""
+    return Path(models_dir) / f"{SCORE_CALIBRATOR_PREFIX}{config}"
+
+
+def score_confidence(
+    calibrator: IsotonicCalibrator, answered: bool, top_score: float | None
+) -> float:
+    """An uncalibrated configuration's confidence: its calibrated top fused score, 0 when it
+    abstained or returned nothing (the decision itself is left as it is)."""
+    if not answered or top_score is None:
+        return 0.0
+    return float(calibrator.predict([{"top_score": top_score}])[0])

@@ -24,6 +24,14 @@ def fit_command(
     configs: Annotated[
         str, typer.Option("--configs", help="Configurations whose learned steps to fit.")
     ] = "H5,H5-rerank-only,H5-logistic,H6",
+    score_calibrators: Annotated[
+        str,
+        typer.Option(
+            "--score-calibrators",
+            help="Uncalibrated configurations whose top fused score gets an isotonic "
+            "calibrator (their curves then compare with the calibrated ones); '' for none.",
+        ),
+    ] = "H0,H4,H5",
 ) -> None:
     """Fit on train (early-stopped on dev) and save each model with its schema and record."""
     from structfirst.eval.ablation import AblationError, select_configurations
@@ -32,7 +40,8 @@ def fit_command(
 
     try:
         selected = select_configurations(configs.split(","))
-        saved = fit_configurations(index, train, dev, out_dir, selected)
+        by_score = select_configurations(score_calibrators.split(",")) if score_calibrators else []
+        saved = fit_configurations(index, train, dev, out_dir, selected, by_score)
     except (AblationError, FitError, ModelError, FileNotFoundError) as exc:
         err.print(f"[red]error:[/] {escape(str(exc))}", highlight=False, soft_wrap=True)
         raise typer.Exit(code=1) from None

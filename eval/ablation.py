@@ -35,6 +35,12 @@ from typing import Any
 
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from structfirst.calibration.calibrator import (
+    IsotonicCalibrator,
+    load_calibrator,
+    score_calibrator_folder,
+    score_confidence,
+)
 from structfirst.engine.configuration import CONFIGURATIONS_FILE, EngineConfig, load_configurations
 from structfirst.engine.engine import MODELS_DIR, Engine
 from structfirst.engine.evidence import EvidenceBundle
@@ -168,10 +174,13 @@ def run_configuration(
     k: int = DEFAULT_K,
     progress: Progress | None = None,
     oracle_filters: bool = False,
+    score_calibrator: IsotonicCalibrator | None = None,
 ) -> ConfigRun:
     """Ask every query under `cfg`; write its TREC run and outputs files. One untimed warm-up
     ask (the first answerable query) loads the configuration's planes and reranker first, so
-    that the timings do not depend on which configuration ran before."""
+    that the timings do not depend on which configuration ran before. With a
+    `score_calibrator` (fitted by `structfirst fit` on train), a configuration without a
+    confidence gets its calibrated top fused score as one, its decisions unchanged."""
     run_file, outputs_file = runs_dir / f"{cfg.name}.trec", runs_dir / f"{cfg.name}.outputs.jsonl"
     task = progress.add_task(cfg.name, total=len(queries)) if progress is not None else None
     latencies: list[float] = []
@@ -195,9 +204,14 @@ def run_configuration(
                     f"{q.qid} Q0 {cand.version_id} {len(seen)} {k + 1 - len(seen)} {cfg.name}\n"
                 )
             record = output_record(q.qid, bundle)
+            if score_calibrator is not None and record["confidence"] is None:
+                record["confidence"] = score_confidence(
+                    score_calibrator, bundle.decision.answer, record["top_score"]
+                )
+                record["confidence_source"] = "calibrated top fused score"
             out_fh.write(json.dumps(record, ensure_ascii=False) + "\n")
             latencies.append(bundle.timings_ms.get("total", 0.0))
-            with_confidence += bundle.decision.confidence is not None
+            with_confidence += record["confidence"] is not None
             if task is not None:
                 progress.advance(task)
     return ConfigRun(
@@ -321,8 +335,12 @@ def run_ablation(
     )
     with bar:
         for cfg in configs:
+            folder = score_calibrator_folder(models_dir, cfg.name)
+            by_score = load_calibrator(folder)[0] if folder.is_dir() else None
             config_runs.append(
-                run_configuration(engine, queries, cfg, runs_dir, k, bar, oracle_filters)
+                run_configuration(
+                    engine, queries, cfg, runs_dir, k, bar, oracle_filters, by_score
+                )
             )
     run_seconds = time.perf_counter() - started
     summaries, comparisons = evaluate_runs(

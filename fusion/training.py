@@ -19,7 +19,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from structfirst.calibration.fitting import examples, fit_calibration
+from structfirst.calibration.calibrator import score_calibrator_folder
+from structfirst.calibration.fitting import examples, fit_calibration, fit_score_calibrator
 from structfirst.engine.configuration import EngineConfig
 from structfirst.engine.engine import Engine
 from structfirst.engine.pipeline import Labels, Pipeline, QueryFrame, Stage
@@ -103,11 +104,17 @@ def fit_configurations(
     dev_path: Path,
     out_dir: Path,
     configs: Sequence[EngineConfig],
+    score_configs: Sequence[EngineConfig] = (),
 ) -> list[FittedStep]:
-    """Fit and save the learned steps of the configurations; returns what was saved."""
+    """Fit and save the learned steps of `configs`, then a top-score calibrator for each of
+    `score_configs` (configurations without a calibration of their own); returns what was
+    saved."""
     unlearned = [c.name for c in configs if c.fusion == "rrf"]
     if unlearned:
         raise FitError(f"configuration(s) {', '.join(unlearned)} have no learned step")
+    own = [c.name for c in score_configs if c.calibration]
+    if own:
+        raise FitError(f"configuration(s) {', '.join(own)} have a calibration of their own")
     train_all, dev_all = read_split(train_path, "train"), read_split(dev_path, "dev")
     train, dev = labeled(train_all), labeled(dev_all)
     engine = Engine.open(index, models_dir=out_dir)
@@ -157,6 +164,16 @@ def fit_configurations(
             meta = fit_calibration(cfg, fit_set, dev_set, folder, record)
             calibrated.add(cfg.calibration_model)
             saved.append(FittedStep(cfg.name, "calibration", folder, meta["threshold"]))
+    for cfg in score_configs:
+        pipeline = engine.pipeline(cfg)
+        frames = [
+            pipeline.transform(engine.start_frame(q.question, q.as_of, None, cfg))
+            for q in train_all
+        ]
+        folder = score_calibrator_folder(out_dir, cfg.name)
+        meta = fit_score_calibrator(cfg, examples(engine, train_all, frames), folder, record)
+        saved.append(FittedStep(cfg.name, "score calibration", folder,
+                                {"fit_accuracy": meta["fit_accuracy"]}))
     return saved
 
 

@@ -20,9 +20,10 @@ from test_fusion import write_split
 pytest_plugins = ["engine_fixtures", "learning_fixtures"]
 
 TABLE = """
-[H0]
-description = "BM25 only"
-planes = ["lexical"]
+[fast-learned]
+description = "fast planes, learned fusion"
+planes = ["lexical", "graph", "symbolic"]
+fusion = { kind = "lightgbm", model = "fusion-fast" }
 
 [fast-H6]
 description = "fast planes, learned fusion, calibrated abstention"
@@ -45,13 +46,15 @@ def evaluated(
     configs = load_configurations(table)
     train = write_split(fixture_queries("train", 120), "train", root / "train.jsonl")
     dev = write_split(dev_queries, "dev", root / "dev.jsonl")
-    saved = fit_configurations(small_index, train, dev, root / "models", [configs["fast-H6"]])
-    assert [s.step for s in saved] == ["fusion", "calibration"]
+    saved = fit_configurations(
+        small_index, train, dev, root / "models", [configs["fast-H6"]], [configs["fast-learned"]]
+    )
+    assert [s.step for s in saved] == ["fusion", "calibration", "score calibration"]
     record = json.loads((root / "models" / "calibrator-fast" / "calibrator.json").read_text())
     assert record["threshold"]["target_accuracy"] == 0.95 and record["snapshot_id"]
     assert record["guarantee_check"]["resplits"] == 200
     result = run_ablation(
-        small_index, dev, ["H0", "fast-H6"], root / "eval", n_boot=50, progress=False,
+        small_index, dev, ["fast-learned", "fast-H6"], root / "eval", n_boot=50, progress=False,
         models_dir=root / "models", table=table,
     )
     write_report(result, root / "eval")
@@ -67,8 +70,11 @@ def test_the_calibrated_configuration_carries_confidence_and_theta(evaluated: Pa
         if o["abstain"] and o["confidence"] > 0:
             assert re.match(r"confidence \d\.\d\d is not above theta", o["reason"])
     h0 = [json.loads(line) for line in
-          (evaluated / "eval" / "runs" / "H0.outputs.jsonl").read_text().splitlines()]
-    assert all(o["confidence"] is None for o in h0)
+          (evaluated / "eval" / "runs" / "fast-learned.outputs.jsonl").read_text().splitlines()]
+    # without calibration, decisions stay; the confidence is the calibrated top score
+    assert all(o["confidence_source"] == "calibrated top fused score" for o in h0)
+    assert all(o["confidence"] == 0.0 for o in h0 if o["abstain"])
+    assert len({o["confidence"] for o in h0}) > 1
 
 
 def test_the_report_numbers_match_metrics_json_and_figures_exist(evaluated: Path) -> None:
@@ -78,7 +84,7 @@ def test_the_report_numbers_match_metrics_json_and_figures_exist(evaluated: Path
     for name in FIGURES:
         assert (evaluated / "report" / name).stat().st_size > 1000
         assert f"<figcaption>{name}</figcaption>" in text
-    for config in ("H0", "fast-H6"):
+    for config in ("fast-learned", "fast-H6"):
         row = re.search(rf'<tr data-config="{config}">(.*?)</tr>', text).group(1)
         cells = re.findall(r'<td(?: data-value="([^"]+)")?[^>]*>', row)
         assert len(cells) == len(TABLE_METRICS)
