@@ -145,7 +145,7 @@ def report(name: str, times: dict[str, list[float]], n: int, answered: int) -> N
     print(f"\nconfiguration {name}: {n} queries timed, {answered} answered, {n - answered} abstain")
     print(f"{'stage':<26}{'n':>6}{'median ms':>12}{'p95 ms':>10}")
     order = ["parse_filter", "symbolic", "lexical", "dense", "graph", "fusion", "neural"]
-    order += ["features", "rerank", "hierarchy", "fusion+decision"]
+    order += ["features", "learned_fusion", "rerank", "hierarchy", "fusion+decision"]
     order += ["ask() end to end", "BM25 alone (no filter)"]
     for stage in order + sorted(set(times) - set(order)):
         if times.get(stage):

@@ -28,7 +28,7 @@ class LearnedFusion(Stage):
     """Order every candidate by a learned ranking model of its structural features (the
     features stage runs first); ties by version id. `fit` trains the model."""
 
-    name = "fusion"
+    name = "learned_fusion"
 
     def __init__(self, model: RankingModel) -> None:
         self.model = model
