@@ -132,11 +132,12 @@ def fit_configurations(
     head_frames: dict[str, tuple[list[QueryFrame], list[QueryFrame]]] = {}
     fitted: dict[str, Stage] = {}
     calibrated: set[str] = set()
+    final: dict[str, list[QueryFrame]] = {}  # per configuration, the train frames at its end
     saved: list[FittedStep] = []
     is_labeled = [[bool(q.answerable and q.labels) for q in qs] for qs in (train_all, dev_all)]
     for cfg in configs:
         head, tail = split_learned(engine.stages(cfg, fitted=False))
-        key = repr(head)
+        key = repr((head, cfg.k_per_plane, cfg.rerank_depth, cfg.rrf_k, trained_with(cfg)))
         if key not in head_frames:
             head_frames[key] = tuple(  # type: ignore[assignment]
                 [head.transform(engine.start_frame(q.question, q.as_of, None, cfg)) for q in qs]
@@ -157,6 +158,7 @@ def fit_configurations(
                     saved.append(_save(cfg, step, stage, out_dir / folder, record))
             frames = [stage.transform(f) for f in frames]
             dev_frames = [stage.transform(f) for f in dev_frames]
+        final[cfg.name] = frames
         if cfg.calibration and cfg.calibration_model not in calibrated:
             folder = out_dir / cfg.calibration_model
             fit_set = examples(engine, train_all, frames)
@@ -165,11 +167,14 @@ def fit_configurations(
             calibrated.add(cfg.calibration_model)
             saved.append(FittedStep(cfg.name, "calibration", folder, meta["threshold"]))
     for cfg in score_configs:
-        pipeline = engine.pipeline(cfg)
-        frames = [
-            pipeline.transform(engine.start_frame(q.question, q.as_of, None, cfg))
-            for q in train_all
-        ]
+        if cfg.name in final:
+            frames = final[cfg.name]
+        else:
+            pipeline = engine.pipeline(cfg)
+            frames = [
+                pipeline.transform(engine.start_frame(q.question, q.as_of, None, cfg))
+                for q in train_all
+            ]
         folder = score_calibrator_folder(out_dir, cfg.name)
         meta = fit_score_calibrator(cfg, examples(engine, train_all, frames), folder, record)
         saved.append(FittedStep(cfg.name, "score calibration", folder,
