@@ -82,7 +82,7 @@ def curves(
         records = M.per_query(queries, run, M.load_outputs(outputs_path))
         recs = _outputs(outputs_path)
         raw[name] = recs
-        calibrated = bool(cfg.get("confidence"))
+        calibrated = bool(cfg.get("confidence"))  # its own or its top score's calibrator
         key = "confidence" if calibrated else "top_score"
         score = np.array([
             recs.get(q.qid, {}).get(key) if recs.get(q.qid, {}).get(key) is not None
@@ -90,7 +90,7 @@ def curves(
         ], dtype=float)
         correct = np.array([r.correct or 0.0 for r in records], dtype=float)
         cov = acc = None
-        if calibrated:
+        if cfg.get("calibration"):  # a calibrated decision: its operating point at theta
             answered = np.array([not recs.get(q.qid, {}).get("abstain", False) for q in queries])
             cov = float(answered.mean())
             acc = float(correct[answered].mean()) if answered.any() else None
@@ -129,10 +129,11 @@ def _figures(
     fig, ax = plt.subplots(figsize=(7, 4.5))
     for c in found:
         cov, risk = risk_coverage(c.score, c.correct)
-        label = c.name + ("" if c.calibrated else " (by top score)")
+        label = c.name + ("" if c.calibrated else " (by raw top score)")
         ax.plot(cov, risk, label=label, lw=2.2 if c.calibrated else 1.4)
-        if c.answered_at_theta is not None and c.accuracy_at_theta is not None:
-            ax.plot(c.answered_at_theta, 1 - c.accuracy_at_theta, "k*", ms=14,
+        if c.answered_at_theta is not None:
+            risk_at = 1 - c.accuracy_at_theta if c.accuracy_at_theta is not None else 0.0
+            ax.plot(c.answered_at_theta, risk_at, "k*", ms=14,
                     label=f"{c.name} at theta (coverage {c.answered_at_theta:.2f})")
     ax.axhline(0.05, color="grey", ls=":", lw=1, label="target risk 0.05")
     ax.set(xlabel="coverage (share of questions answered)", ylabel="selective risk (error rate)",
@@ -214,7 +215,7 @@ def write_risk_report(eval_dir: Path, out_dir: Path) -> Path:
     found, raw = curves(metrics, queries, eval_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     paths = _figures(found, metrics, out_dir)
-    calibrated = [c.name for c in found if c.calibrated]
+    calibrated = [n for n, c in metrics["configurations"].items() if c.get("calibration")]
     rows = []
     for name in metrics["configurations"]:
         overall = metrics["metrics"][name]["overall"]
@@ -252,9 +253,10 @@ splits {html.escape(", ".join(header["splits"]))}, {header["n_queries"]} queries
 Protocol: <b>{html.escape(header["protocol"]["name"])}</b> —
 {html.escape(header["protocol"]["description"])}.</p>
 <p>"Correct" means the top-ranked provision is a primary label in its version in force at the
-case date; an unanswerable question answered is wrong. Configurations without a calibrated
-confidence are ordered by their top fused score on the risk-coverage plot and have no ECE or
-Brier.</p>
+case date; an unanswerable question answered is wrong. A configuration without a calibrated
+decision has as confidence its top fused score calibrated on train (the same isotonic fitting,
+its decisions unchanged) when `structfirst fit --score-calibrators` fitted one; otherwise it is
+ordered by its raw top score on the risk-coverage plot and has no ECE or Brier.</p>
 {images}
 <h2>Calibration and selective prediction (95% bootstrap CIs)</h2>
 <table id="metrics"><tr><th>configuration</th>{"".join(f"<th>{m}</th>" for m in TABLE_METRICS)}
