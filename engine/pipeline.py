@@ -60,6 +60,17 @@ class Stage:
         for early stopping); a no-op unless the stage is learned. Returns the stage."""
         return self
 
+    def fit_transform(
+        self,
+        frames: Sequence[QueryFrame],
+        labels: Sequence[Labels],
+        dev: Examples | None = None,
+    ) -> list[QueryFrame]:
+        """Fit, then the training frames as the next stage should learn from them (a stage
+        whose in-sample output would be optimistic returns cross-fitted output instead)."""
+        self.fit(frames, labels, dev)
+        return [self.transform(f) for f in frames]
+
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.name!r})"
 
@@ -92,8 +103,7 @@ class Pipeline(Stage):
             if len(given) != len(wanted):
                 raise ValueError(f"{len(given)} frames but {len(wanted)} label sets")
         for stage in self.stages:
-            stage.fit(frames, labels, dev)
-            frames = [stage.transform(f) for f in frames]
+            frames = stage.fit_transform(frames, labels, dev)
             if dev is not None:
                 dev = ([stage.transform(f) for f in dev[0]], dev[1])
         return self

@@ -50,6 +50,8 @@ class RankingModel(Protocol):
 
     def weights(self) -> dict[str, float]: ...
 
+    def clone(self) -> RankingModel: ...
+
     def save(self, folder: Path, meta: dict[str, Any]) -> None: ...
 
 
@@ -122,6 +124,13 @@ class LightGBMRanker:
         self.booster_ = ranker.booster_
         return self
 
+    def clone(self) -> LightGBMRanker:
+        """A new, unfitted ranker with the same parameters."""
+        return LightGBMRanker(
+            self.n_estimators, self.num_leaves, self.max_depth, self.learning_rate,
+            self.min_child_samples, self.early_stopping_rounds, self.seed,
+        )
+
     def predict(self, candidates: Sequence[FusedCandidate]) -> list[float]:
         if self.booster_ is None:
             raise ModelError("the LightGBM ranker is not fitted")
@@ -174,6 +183,10 @@ class LogisticRanker:
         model.fit((x - self.mean_) / self.scale_, (y >= 1).astype(int))
         self.coef_, self.intercept_ = model.coef_[0], float(model.intercept_[0])
         return self
+
+    def clone(self) -> LogisticRanker:
+        """A new, unfitted model with the same parameters."""
+        return LogisticRanker(self.c)
 
     def predict(self, candidates: Sequence[FusedCandidate]) -> list[float]:
         if self.coef_ is None:

@@ -30,8 +30,9 @@ class LearnedFusion(Stage):
 
     name = "learned_fusion"
 
-    def __init__(self, model: RankingModel) -> None:
+    def __init__(self, model: RankingModel, cross_fit: int = 5) -> None:
         self.model = model
+        self.cross_fit = cross_fit
 
     def fit(
         self,
@@ -45,6 +46,27 @@ class LearnedFusion(Stage):
             held_out = ([f.candidates for f in dev[0]], labels_of(dev[0], dev[1]))
         self.model.fit([f.candidates for f in frames], labels_of(frames, labels), held_out)
         return self
+
+    def fit_transform(
+        self,
+        frames: Sequence[QueryFrame],
+        labels: Sequence[Labels],
+        dev: Examples | None = None,
+    ) -> list[QueryFrame]:
+        """Fit on all frames, but return each training frame scored by a model of the other
+        `cross_fit` folds (queries i with i % cross_fit == fold), so that a stage learning
+        after this one (the domain reranker) sees fusion scores as they are on new queries."""
+        self.fit(frames, labels, dev)
+        if self.cross_fit < 2 or len(frames) < self.cross_fit:
+            return [self.transform(f) for f in frames]
+        out: list[QueryFrame] = list(frames)
+        for fold in range(self.cross_fit):
+            inside = [i for i in range(len(frames)) if i % self.cross_fit != fold]
+            part = LearnedFusion(self.model.clone(), cross_fit=0)
+            part.fit([frames[i] for i in inside], [labels[i] for i in inside], dev)
+            for i in range(fold, len(frames), self.cross_fit):
+                out[i] = part.transform(frames[i])
+        return out
 
     def transform(self, frame: QueryFrame) -> QueryFrame:
         if not frame.candidates:

@@ -130,7 +130,7 @@ def fit_configurations(
         "fitted_at": datetime.now(UTC).isoformat(timespec="seconds"),
     }
     head_frames: dict[str, tuple[list[QueryFrame], list[QueryFrame]]] = {}
-    fitted: dict[str, Stage] = {}
+    fitted: dict[str, tuple[Stage, list[QueryFrame]]] = {}  # folder -> stage, its train frames
     calibrated: set[str] = set()
     final: dict[str, list[QueryFrame]] = {}  # per configuration, the train frames at its end
     saved: list[FittedStep] = []
@@ -146,17 +146,23 @@ def fit_configurations(
         frames, dev_frames = head_frames[key]
         for stage in tail:
             named = model_folder(cfg, stage)
+            crossed: list[QueryFrame] | None = None
             if named is not None:
                 step, folder = named
                 if folder in fitted:
-                    stage = fitted[folder]
+                    stage, crossed = fitted[folder]
                 else:
                     fit_frames = [f for f, ok in zip(frames, is_labeled[0], strict=True) if ok]
                     held = [f for f, ok in zip(dev_frames, is_labeled[1], strict=True) if ok]
-                    stage.fit(fit_frames, labels(train), (held, labels(dev)))
-                    fitted[folder] = stage
+                    crossed = stage.fit_transform(fit_frames, labels(train), (held, labels(dev)))
+                    fitted[folder] = (stage, crossed)
                     saved.append(_save(cfg, step, stage, out_dir / folder, record))
             frames = [stage.transform(f) for f in frames]
+            if crossed is not None:  # the labeled frames as a later learned stage sees them
+                it = iter(crossed)
+                frames = [
+                    next(it) if ok else f for f, ok in zip(frames, is_labeled[0], strict=True)
+                ]
             dev_frames = [stage.transform(f) for f in dev_frames]
         final[cfg.name] = frames
         if cfg.calibration and cfg.calibration_model not in calibrated:

@@ -160,3 +160,20 @@ def test_pipeline_fit_fits_in_order_and_checks_its_inputs(
     assert out.candidates and set(out.timings) >= {"symbolic", "lexical", "graph", "fusion"}
     with pytest.raises(ValueError, match="3 frames but 2 label sets"):
         pipeline.fit(frames[:3], query_labels(queries)[:2])
+
+
+def test_learned_fusion_fit_transform_is_cross_fitted(staged, train_queries: list[Query]) -> None:
+    """The training frames come back scored by models that did not see them (what the domain
+    reranker learns from), while `transform` uses the model fitted on all of them."""
+    frames = next(f for s, f in staged if isinstance(s, LearnedFusion))
+    labels = query_labels(train_queries[:12])
+    stage = LearnedFusion(LogisticRanker(), cross_fit=3)
+    crossed = stage.fit_transform(frames, labels)
+    full = [stage.transform(f) for f in frames]
+    assert [len(c.candidates) for c in crossed] == [len(f.candidates) for f in full]
+    assert any(
+        [c.score for c in a.candidates] != [c.score for c in b.candidates]
+        for a, b in zip(crossed, full, strict=True)
+    )
+    plain = LearnedFusion(LogisticRanker(), cross_fit=0).fit_transform(frames, labels)
+    assert plain == full
