@@ -47,8 +47,13 @@ def eval_command(
         str | None,
         typer.Option("--ray", help="Run the workers as Ray actors: a cluster address or 'local'."),
     ] = None,
+    models: Annotated[
+        Path | None,
+        typer.Option("--models", help="Models folder of the learned steps (default: models/)."),
+    ] = None,
 ) -> None:
     """Run every query through each configuration and report the metrics with CIs."""
+    from structfirst.engine.engine import MODELS_DIR
     from structfirst.eval.ablation import AblationError, run_ablation
     from structfirst.eval.batch_runner import BatchRunner
     from structfirst.eval.report import HEADLINE, SHORT, headline_rows, write_report
@@ -60,6 +65,7 @@ def eval_command(
         result = run_ablation(
             index, queries, configs.split(","), out_dir, k=k, n_boot=bootstrap, seed=seed,
             progress=not no_progress, console=err, oracle_filters=oracle_filters, runner=runner,
+            models_dir=models or MODELS_DIR,
         )
     except AblationError as exc:
         _fail(str(exc))

@@ -109,6 +109,9 @@ def print_bundle(bundle: EvidenceBundle, limit: int = 8) -> None:
         console.print(f"  definition: {cand.citation}  via {cand.graph_paths[0]}")
     verdict = "ANSWER" if bundle.decision.answer else "ABSTAIN"
     console.print(f"[bold]{verdict}[/bold]: {bundle.decision.reason}")
+    if bundle.decision.confidence is not None:
+        console.print(f"confidence {bundle.decision.confidence:.2f} (theta "
+                      f"{bundle.decision.threshold:.2f}; {bundle.decision.guarantee})")
 
 
 def register(app: typer.Typer) -> None:

@@ -9,8 +9,20 @@ from pathlib import Path
 
 CONFIGURATIONS_FILE = Path(__file__).with_name("configurations.toml")
 PLANES = ("lexical", "dense", "graph", "symbolic")
-RERANKERS = ("", "colbert", "domain")
-FUSIONS = ("rrf", "lightgbm")
+# reranker: "colbert" votes one RRF term (H2-H4); "neural" re-orders the fused head by f_theta
+# alone; "domain" by f_theta + learned gamma . structural features (H5)
+RERANKERS = ("", "colbert", "neural", "domain")
+NEURAL = ("", "colbert")  # f_theta for the features and the rerankers of learned fusion
+FUSIONS = ("rrf", "lightgbm", "logistic")
+CALIBRATIONS = ("", "isotonic")
+# the steps a configuration may give as a nested table, [NAME.step] kind = "...", model = "...":
+# step -> (the kinds it allows, the EngineConfig field its model folder goes to)
+STEPS = {
+    "fusion": (FUSIONS, "fusion_model"),
+    "reranker": (RERANKERS, "reranker_model"),
+    "calibration": (CALIBRATIONS, "calibration_model"),
+}
+LEARNED = {"fusion": FUSIONS[1:], "reranker": ("domain",), "calibration": ("isotonic",)}
 # the hard filter a configuration runs under: the question's as-of date and jurisdiction (the
 # engine's), today's versions in every jurisdiction (a search box over today's code), or none
 HARD_FILTERS = ("as_of", "today", "none")
@@ -25,7 +37,12 @@ class EngineConfig:
     planes: tuple[str, ...]
     reranker: str = ""
     fusion: str = "rrf"
-    calibrated_abstention: bool = False
+    neural: str = ""  # "colbert": MaxSim scores of the fused head as a feature (learned fusion)
+    calibration: str = ""  # "isotonic": the calibrated answer-or-abstain decision (H6)
+    # learned steps: their model folders, relative to the engine's models folder
+    fusion_model: str = ""
+    reranker_model: str = ""
+    calibration_model: str = ""
     k_per_plane: int = 100
     rrf_k: int = 60
     plane_weights: dict[str, float] = field(default_factory=dict)  # weighted RRF, default 1
@@ -37,6 +54,10 @@ class EngineConfig:
     # setting -> {split, procedure}: which settings were chosen, on which split, how
     tuning: dict[str, dict[str, str]] = field(default_factory=dict)
 
+    @property
+    def calibrated_abstention(self) -> bool:
+        return bool(self.calibration)
+
 
 def load_configurations(path: Path = CONFIGURATIONS_FILE) -> dict[str, EngineConfig]:
     """Parse the configuration table; a bad entry raises ValueError naming the file and entry."""
@@ -45,7 +66,7 @@ def load_configurations(path: Path = CONFIGURATIONS_FILE) -> dict[str, EngineCon
     configs = {}
     for name in table:
         where = f"{path}: [{name}]"
-        entry = resolve_extends(table, name, where)
+        entry = flatten_steps(resolve_extends(table, name, where), where)
         unknown = set(entry) - set(EngineConfig.__dataclass_fields__) - {"name"}
         if unknown:
             raise ValueError(f"{where}: unknown keys {sorted(unknown)}")
@@ -58,6 +79,17 @@ def load_configurations(path: Path = CONFIGURATIONS_FILE) -> dict[str, EngineCon
             raise ValueError(f"{where}: plane_weights names a plane not in {PLANES}")
         if entry.get("fusion", "rrf") not in FUSIONS:
             raise ValueError(f"{where}: fusion must be one of {FUSIONS}")
+        if entry.get("neural", "") not in NEURAL:
+            raise ValueError(f"{where}: neural must be one of {NEURAL}")
+        if entry.get("reranker") in ("neural", "domain") and (
+            entry.get("fusion", "rrf") == "rrf" or not entry.get("neural")
+        ):
+            raise ValueError(f"{where}: a {entry['reranker']} reranker needs learned fusion and "
+                             "neural = \"colbert\"")
+        for step, kinds in LEARNED.items():
+            if entry.get(step, "") in kinds and not entry.get(STEPS[step][1]):
+                raise ValueError(f"{where}: a {entry[step]} {step} needs a model folder "
+                                 f"([{name}.{step}] model = \"...\")")
         if entry.get("hard_filters", "as_of") not in HARD_FILTERS:
             raise ValueError(f"{where}: hard_filters must be one of {HARD_FILTERS}")
         check_tuning(where, entry.get("tuning", {}), entry)
@@ -76,6 +108,27 @@ def resolve_extends(table: dict[str, dict], name: str, where: str) -> dict:
         chain.append(parent)
         entry = {**table[parent], **entry}
     return entry
+
+
+def flatten_steps(entry: dict, where: str) -> dict:
+    """The entry with each nested step table ([NAME.fusion] kind = ..., model = ...) turned
+    into the flat fields `fusion` and `fusion_model`; a plain string is the kind alone."""
+    out = dict(entry)
+    for step, (kinds, model_field) in STEPS.items():
+        spec = out.get(step)
+        if not isinstance(spec, dict):
+            if spec is not None and spec not in kinds:
+                raise ValueError(f"{where}: {step} must be one of {kinds}")
+            continue
+        unknown = set(spec) - {"kind", "model"}
+        if unknown or "kind" not in spec:
+            raise ValueError(f"{where}.{step}: needs `kind`, may have `model`; got {sorted(spec)}")
+        if spec["kind"] not in kinds:
+            raise ValueError(f"{where}.{step}: kind must be one of {kinds}")
+        out[step] = spec["kind"]
+        if "model" in spec:
+            out[model_field] = spec["model"]
+    return out
 
 
 def check_tuning(where: str, tuning: dict[str, dict[str, str]], entry: dict) -> None:

@@ -1,12 +1,14 @@
-"""Answer or abstain, always with a reason (the rule-based policy until the calibrator lands).
+"""Answer or abstain, always with a reason.
 
-Abstain when the question has no legal content (no citation, fact, date, jurisdiction, legal
-term or predicate, and fewer than `MIN_CORPUS_WORDS` of its words occur in the corpus's
-provisions: "'; DROP TABLE artifacts; --"), when the query's jurisdiction has no law in the
-corpus, when the as-of date has no valid version, when a cited provision does not exist, when
-no plane returned a candidate, or when the rules the question implicates are all undetermined
-for lack of facts. An as-of date after today, or after the start of the jurisdiction's latest
-version in the corpus (later amendments are not in it), is a warning on the decision.
+The hard abstentions come first (`decide`): the question has no legal content (no citation,
+fact, date, jurisdiction, legal term or predicate, and fewer than `MIN_CORPUS_WORDS` of its
+words occur in the corpus's provisions: "'; DROP TABLE artifacts; --"), the query's
+jurisdiction has no law in the corpus, the as-of date has no valid version, a cited provision
+does not exist, no plane returned a candidate, or the rules the question implicates are all
+undetermined for lack of facts. An as-of date after today, or after the start of the
+jurisdiction's latest version in the corpus (later amendments are not in it), is a warning on
+the decision. A calibrated configuration then answers only when the calibrated confidence
+exceeds theta (`calibrated_decision`), and otherwise says which feature was weak.
 """
 
 from __future__ import annotations
@@ -16,8 +18,14 @@ from datetime import date
 from functools import lru_cache
 from typing import Any
 
+from structfirst.calibration.calibrator import (
+    WEAK_REASON,
+    IsotonicCalibrator,
+    confidence_features,
+)
 from structfirst.engine.catalog import Catalog, jurisdiction_admits
 from structfirst.engine.evidence import Decision, EvidenceCandidate
+from structfirst.engine.pipeline import QueryFrame
 from structfirst.engine.plane import PlaneQuery
 from structfirst.engine.query_citations import STATES
 from structfirst.engine.query_parser import ParsedQuery
@@ -160,3 +168,24 @@ def _decide(
     if decided:
         reason = "rules decided: " + ", ".join(decided) + "; " + reason
     return Decision(True, reason)
+
+
+def calibrated_decision(
+    hard: Decision,
+    frame: QueryFrame,
+    calibrator: IsotonicCalibrator,
+    theta: float,
+    guarantee: str,
+) -> Decision:
+    """A hard abstention stands (confidence 0); otherwise answer when p_hat > theta, or
+    abstain naming the feature that pulled the confidence down the most."""
+    if not hard.answer:
+        return Decision(False, hard.reason, 0.0, theta, guarantee, hard.warnings)
+    row = confidence_features(frame)
+    p = float(calibrator.predict([row])[0])
+    if p > theta:
+        reason = f"{hard.reason}; confidence {p:.2f} > theta {theta:.2f}"
+        return Decision(True, reason, p, theta, guarantee, hard.warnings)
+    weak = WEAK_REASON[calibrator.weakest(row)]
+    reason = f"confidence {p:.2f} is not above theta {theta:.2f}: {weak}"
+    return Decision(False, reason, p, theta, guarantee, hard.warnings)

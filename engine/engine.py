@@ -1,8 +1,11 @@
-"""The query path: parse, filter, run the configured planes, fuse, rerank, decide.
+"""The query path: parse, filter, then the configuration's stages, then the decision.
 
-`Engine.open(index_dir).ask(question)` returns an `EvidenceBundle`. The engine holds no
-per-query state, and every plane it uses is safe to call from several threads, so one engine
-serves concurrent `ask` calls.
+`Engine.open(index_dir).ask(question)` returns an `EvidenceBundle`. The stages of a
+configuration (`Engine.pipeline`) are built from `engine/configurations.toml`: the symbolic
+plane first (its rules' clauses seed the graph walk), the other planes, fusion (weighted RRF or
+a learned ranker over the structural features), the reranker, the hierarchy demotion. The
+engine holds no per-query state, and every stage and plane is safe to call from several
+threads, so one engine serves concurrent `ask` calls.
 
 The engine holds a lease on the snapshot it opened (`structfirst.ingest.snapshot.lease`), so
 re-ingests never prune it away; `reload()` moves to the new `CURRENT` between questions (asks
@@ -17,32 +20,49 @@ import gzip
 import json
 import threading
 import time
+import warnings
 import zlib
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import replace
 from datetime import date
 from pathlib import Path
 from typing import Any
 
 import duckdb
+import networkx as nx
+from structfirst.calibration.calibrator import IsotonicCalibrator, load_calibrator
 from structfirst.engine.catalog import Catalog
 from structfirst.engine.configuration import EngineConfig, get_configuration
-from structfirst.engine.decision import decide
-from structfirst.engine.evidence import EvidenceBundle, EvidenceCandidate
+from structfirst.engine.decision import calibrated_decision, decide
+from structfirst.engine.evidence import Decision, EvidenceBundle, EvidenceCandidate
+from structfirst.engine.features import StructuralFeatures
 from structfirst.engine.graph_plane import GraphPlane
-from structfirst.engine.plane import HardFilter, Plane, PlaneHit, PlaneQuery
+from structfirst.engine.pipeline import Pipeline, QueryFrame, Stage, elapsed_ms
+from structfirst.engine.plane import HardFilter, Plane, PlaneQuery
 from structfirst.engine.query_citations import DEFAULT_JURISDICTION
 from structfirst.engine.query_parser import parse_query, query_terms
-from structfirst.engine.symbolic_plane import SymbolicPlane, rule_seeds
+from structfirst.engine.stages import (
+    ColbertVote,
+    HierarchyDemotion,
+    NeuralScores,
+    RetrievalStage,
+    SymbolicStage,
+)
+from structfirst.engine.symbolic_plane import SymbolicPlane
 from structfirst.engine.text_planes import ColbertReranker, TextSearchPlane
-from structfirst.fusion.rrf import FusedCandidate, reciprocal_rank_fusion
+from structfirst.fusion.models import MODELS, check_trained_with, load_model
+from structfirst.fusion.reranker import DomainReranker
+from structfirst.fusion.rrf import FusedCandidate
+from structfirst.fusion.stages import LearnedFusion, RRFFusion
 from structfirst.ingest.citation_graph import load_graph
+from structfirst.ingest.corpus import REPO_ROOT
 from structfirst.ingest.duckdb_store import connect_readonly
 from structfirst.ingest.snapshot import Lease, Snapshot, SnapshotError, lease
 from structfirst.rules.library_loader import default_library
 
-NEEDS_INDEX = {"lexical": "lucene", "dense": "dense", "colbert": "colbert"}  # snapshot sub-dirs
+# snapshot sub-dirs a plane or reranker needs
+NEEDS_INDEX = {"lexical": "lucene", "dense": "dense", "colbert": "colbert"}
+MODELS_DIR = REPO_ROOT / "models"  # where `structfirst fit` writes the learned steps
 RESULT_DEPTH = 20
 DEFINITION_DEPTH = 10  # defining clauses the graph walk reached below the top k, kept as context
 
@@ -92,24 +112,34 @@ class Engine:
         catalog: Catalog,
         planes: dict[str, Callable[[EngineConfig], Plane]],
         reranker: Callable[[], ColbertReranker],
+        graph: nx.MultiDiGraph,
+        models_dir: Path = MODELS_DIR,
         snapshot_lease: Lease | None = None,
         index_dir: Path | None = None,
     ) -> None:
         self.snapshot = snapshot
         self.catalog = catalog
+        self.graph = graph
+        self.models_dir = Path(models_dir)
         self._plane_factories = planes
         self._reranker_factory = reranker
         self._planes: dict[tuple[str, float, float], Plane] = {}
         self._reranker: ColbertReranker | None = None
-        self._lock = threading.Lock()
+        self._pipelines: dict[str, Pipeline] = {}
+        self._calibrators: dict[Path, tuple[IsotonicCalibrator, dict[str, Any]]] = {}
+        self._lock = threading.RLock()
         self._lease = snapshot_lease
         self.index_dir = index_dir
         self._readers = _Readers()
 
     @classmethod
-    def open(cls, index_dir: Path | str, *, full_verify: bool = False) -> Engine:
-        """Open (and lease) the current snapshot of `index_dir`; planes load on first use.
-        `full_verify` also checks every file's sha256 (sizes are always checked)."""
+    def open(
+        cls, index_dir: Path | str, models_dir: Path | str = MODELS_DIR, *,
+        full_verify: bool = False,
+    ) -> Engine:
+        """Open (and lease) the current snapshot of `index_dir`; planes load on first use,
+        learned steps from `models_dir`. `full_verify` also checks every file's sha256 (sizes
+        are always checked)."""
         index_dir = Path(index_dir)
         held = lease(index_dir, full=full_verify)
         try:
@@ -117,7 +147,7 @@ class Engine:
         except BaseException:
             held.release()
             raise
-        return cls(*parts, snapshot_lease=held, index_dir=index_dir)
+        return cls(*parts, Path(models_dir), snapshot_lease=held, index_dir=index_dir)
 
     def reload(self, *, full_verify: bool = False) -> bool:
         """Switch to the index directory's current snapshot if it changed (True if so). Asks in
@@ -129,15 +159,16 @@ class Engine:
             held.release()
             return False
         try:
-            snapshot, catalog, planes, reranker = _load(held.snapshot, self.index_dir)
+            snapshot, catalog, planes, reranker, graph = _load(held.snapshot, self.index_dir)
         except BaseException:
             held.release()
             raise
         with self._readers.switching():
             old = self._lease
-            self.snapshot, self.catalog = snapshot, catalog
+            self.snapshot, self.catalog, self.graph = snapshot, catalog, graph
             self._plane_factories, self._reranker_factory = planes, reranker
             self._planes, self._reranker, self._lease = {}, None, held
+            self._pipelines, self._calibrators = {}, {}
         if old is not None:
             old.release()
         return True
@@ -157,19 +188,19 @@ class Engine:
     def check(self, cfg: EngineConfig) -> None:
         """Raise ValueError if `cfg` needs an index this snapshot lacks or a component the engine
         does not have yet, rather than run it as something other than its label says."""
-        for part in (*cfg.planes, cfg.reranker):
+        for part in (*cfg.planes, cfg.reranker, cfg.neural):
             sub = NEEDS_INDEX.get(part)
             if sub and not (self.snapshot.path / sub).is_dir():
                 raise ValueError(
                     f"configuration {cfg.name} needs the {part} index, but {self.snapshot.path} "
                     f"has no {sub}/ (ingest without --no-dense)"
                 )
-        if cfg.reranker == "domain" or cfg.fusion != "rrf" or cfg.calibrated_abstention:
-            raise ValueError(
-                f"configuration {cfg.name} asks for a component the engine does not have yet "
-                f"(reranker={cfg.reranker!r}, fusion={cfg.fusion!r}, "
-                f"calibrated_abstention={cfg.calibrated_abstention})"
-            )
+        for model in (cfg.fusion_model, cfg.reranker_model, cfg.calibration_model):
+            if model and not (self.models_dir / model).is_dir():
+                raise ValueError(
+                    f"configuration {cfg.name} needs the model {self.models_dir / model}, "
+                    "which does not exist (run `structfirst fit`)"
+                )
 
     def plane(self, name: str, cfg: EngineConfig) -> Plane:
         """The named plane, loaded on first use (lexical planes per BM25 parameters)."""
@@ -205,6 +236,50 @@ class Engine:
         self.check(cfg)
         timings: dict[str, float] = {}
         started = time.perf_counter()
+        start = self.start_frame(question, as_of, jurisdiction, cfg, authorities)
+        timings["parse_filter"] = elapsed_ms(started)
+        frame = self.pipeline(cfg).transform(start)
+        timings.update(frame.timings)
+        parsed, query, fused = frame.parsed, frame.query, frame.candidates
+        verdicts = list(frame.verdicts)
+        rerank_scores = dict(frame.neural_scores)
+        candidates = [self._candidate(i, c, rerank_scores) for i, c in enumerate(fused[:k], 1)]
+        definitions = [
+            self._candidate(i, c, rerank_scores)
+            for i, c in enumerate(fused, 1)
+            if i > k and any(p.rsplit(" ", 2)[-2:-1] == ["<-defines-"] for p in c.paths)
+        ][:DEFINITION_DEPTH]
+        decision = decide(parsed, query, self.catalog, candidates, verdicts)
+        if cfg.calibration:
+            calibrator, record = self.calibrator(cfg)
+            threshold = record["threshold"]
+            decision = calibrated_decision(
+                decision, frame, calibrator, threshold["theta"], threshold["guarantee"]
+            )
+        timings["total"] = elapsed_ms(started)
+        return EvidenceBundle(
+            question=question,
+            parsed_query=parsed.to_dict(),
+            configuration=cfg.name,
+            snapshot_id=self.snapshot.snapshot_id,
+            corpus_versions=self.snapshot.sources,
+            candidates=candidates,
+            definitions=definitions,
+            verdicts=verdicts,
+            decision=decision,
+            timings_ms=timings,
+        )
+
+    def start_frame(
+        self,
+        question: str,
+        as_of: date | None,
+        jurisdiction: str | None,
+        cfg: EngineConfig,
+        authorities: frozenset[str] | None = None,
+    ) -> QueryFrame:
+        """The parsed question and the query the planes see, under the configuration's hard
+        filter: the frame the stages start from."""
         parsed = parse_query(
             question,
             as_of=as_of,
@@ -223,48 +298,7 @@ class Engine:
             facts=parsed.fact_values(),
             predicate=parsed.predicate.name if parsed.predicate else None,
         )
-        timings["parse_filter"] = _ms(started)
-        ranked: dict[str, list[PlaneHit]] = {}
-        verdicts: list[dict[str, Any]] = []
-        if allowed:
-            # The symbolic plane runs first: the clauses its rules formalize seed the graph walk.
-            for name in sorted(cfg.planes, key=lambda n: n != "symbolic"):
-                t0 = time.perf_counter()
-                plane = self.plane(name, cfg)
-                if isinstance(plane, SymbolicPlane):
-                    ranked[name], verdicts = plane.evaluate(query, cfg.k_per_plane)
-                    query = replace(query, seeds=merge_seeds(query.seeds, rule_seeds(verdicts)))
-                else:
-                    ranked[name] = plane.retrieve(query, cfg.k_per_plane)
-                timings[name] = _ms(t0)
-        fused = reciprocal_rank_fusion(ranked, k=cfg.rrf_k, weights=cfg.plane_weights)
-        rerank_scores: dict[str, float] = {}
-        if cfg.reranker == "colbert" and fused:
-            t0 = time.perf_counter()
-            fused, rerank_scores = self._rerank(query, fused, cfg.rerank_depth, cfg.rrf_k)
-            timings["rerank"] = _ms(t0)
-        if cfg.hierarchy_penalty:
-            fused = demote_enclosed(fused, self.catalog, cfg.hierarchy_penalty)
-        candidates = [self._candidate(i, c, rerank_scores) for i, c in enumerate(fused[:k], 1)]
-        definitions = [
-            self._candidate(i, c, rerank_scores)
-            for i, c in enumerate(fused, 1)
-            if i > k and any(p.rsplit(" ", 2)[-2:-1] == ["<-defines-"] for p in c.paths)
-        ][:DEFINITION_DEPTH]
-        decision = decide(parsed, query, self.catalog, candidates, verdicts)
-        timings["total"] = _ms(started)
-        return EvidenceBundle(
-            question=question,
-            parsed_query=parsed.to_dict(),
-            configuration=cfg.name,
-            snapshot_id=self.snapshot.snapshot_id,
-            corpus_versions=self.snapshot.sources,
-            candidates=candidates,
-            definitions=definitions,
-            verdicts=verdicts,
-            decision=decision,
-            timings_ms=timings,
-        )
+        return QueryFrame(parsed, query)
 
     def _hard_filter(
         self, cfg: EngineConfig, as_of: date, jurisdiction: str, authorities: frozenset[str] | None
@@ -278,21 +312,96 @@ class Engine:
             return self.catalog.hard_filter(None, None, authorities)
         return self.catalog.hard_filter(as_of, jurisdiction, authorities)
 
-    def _rerank(
-        self, query: PlaneQuery, fused: list[FusedCandidate], depth: int, rrf_k: int
-    ) -> tuple[list[FusedCandidate], dict[str, float]]:
-        """Re-order the top `depth`: the late-interaction (MaxSim) rank adds one more RRF term,
-        1 / (k + rank), to each candidate's fused score, so the reranker votes alongside the
-        planes instead of overriding their structural evidence."""
+    def pipeline(self, cfg: EngineConfig) -> Pipeline:
+        """The configuration's stages, built once per configuration (planes and models load
+        then)."""
+        key = repr(cfg)
+        with self._lock:
+            if key not in self._pipelines:
+                self._pipelines[key] = Pipeline(self.stages(cfg))
+            return self._pipelines[key]
+
+    def stages(self, cfg: EngineConfig, fitted: bool = True) -> list[Stage]:
+        """The configuration's stages in order. The learned ones (fusion model, domain
+        reranker) are loaded from the models folder, or, with `fitted=False`, new and
+        unfitted, for `Pipeline.fit`."""
+        stages: list[Stage] = []
+        if "symbolic" in cfg.planes:  # first: its rules' clauses seed the graph walk
+            plane = self.plane("symbolic", cfg)
+            assert isinstance(plane, SymbolicPlane)
+            stages.append(SymbolicStage(plane, cfg.k_per_plane))
+        stages += [
+            RetrievalStage(self.plane(name, cfg), cfg.k_per_plane)
+            for name in cfg.planes
+            if name != "symbolic"
+        ]
+        if cfg.fusion == "rrf":
+            stages.append(RRFFusion(cfg.rrf_k, cfg.plane_weights))
+            if cfg.reranker == "colbert":
+                stages.append(ColbertVote(self.neural_scorer(), cfg.rerank_depth, cfg.rrf_k))
+        else:
+            stages.append(RRFFusion(cfg.rrf_k))  # the candidate union, in RRF order
+            if cfg.neural:
+                stages.append(NeuralScores(self.neural_scorer(), cfg.rerank_depth))
+            stages.append(self.features_stage(cfg))
+            stages.append(self._learned(cfg, "fusion", fitted))
+            if cfg.reranker == "neural":
+                stages.append(DomainReranker(inputs=(), depth=cfg.rerank_depth))
+            elif cfg.reranker == "domain":
+                stages.append(self._learned(cfg, "reranker", fitted))
+        if cfg.hierarchy_penalty:
+            stages.append(HierarchyDemotion(self.catalog, cfg.hierarchy_penalty))
+        return stages
+
+    def _learned(self, cfg: EngineConfig, step: str, fitted: bool) -> Stage:
+        """A learned step of `cfg`, loaded (and checked against the configuration's planes)
+        or new."""
+        if step == "reranker":
+            if not fitted:
+                return DomainReranker(depth=cfg.rerank_depth)
+            folder = self.models_dir / cfg.reranker_model
+            check_trained_with(folder, cfg)
+            return DomainReranker.load(folder)
+        if not fitted:
+            return LearnedFusion(MODELS[cfg.fusion]())
+        folder = self.models_dir / cfg.fusion_model
+        check_trained_with(folder, cfg)
+        return LearnedFusion(load_model(folder))
+
+    def features_stage(self, cfg: EngineConfig) -> StructuralFeatures:
+        """The structural-feature stage over this snapshot (the rule library's parameters)."""
+        symbolic = self.plane("symbolic", cfg)
+        assert isinstance(symbolic, SymbolicPlane)
+        return StructuralFeatures(self.catalog, self.graph, symbolic.library.parameters)
+
+    def hard_decision(self, frame: QueryFrame) -> Decision:
+        """The rule-based decision of a final frame (the hard abstentions, else answer)."""
+        top = [self._candidate(1, c, {}) for c in frame.candidates[:1]]
+        return decide(frame.parsed, frame.query, self.catalog, top, list(frame.verdicts))
+
+    def calibrator(self, cfg: EngineConfig) -> tuple[IsotonicCalibrator, dict[str, Any]]:
+        """The configuration's calibrator and its record, loaded once; one fitted on another
+        snapshot still loads, with a warning that it needs refitting."""
+        folder = self.models_dir / cfg.calibration_model
+        with self._lock:
+            if folder not in self._calibrators:
+                calibrator, record = load_calibrator(folder)
+                if record.get("snapshot_id") != self.snapshot.snapshot_id:
+                    warnings.warn(
+                        f"{folder}: calibrated on snapshot {record.get('snapshot_id')}, but the "
+                        f"index is snapshot {self.snapshot.snapshot_id}; refit it "
+                        "(`structfirst fit`) after an index refresh",
+                        stacklevel=2,
+                    )
+                self._calibrators[folder] = (calibrator, record)
+            return self._calibrators[folder]
+
+    def neural_scorer(self) -> ColbertReranker:
+        """f_theta: the late-interaction (MaxSim) scorer, loaded on first use."""
         with self._lock:
             if self._reranker is None:
                 self._reranker = self._reranker_factory()
-        head, tail = fused[:depth], fused[depth:]
-        scores = self._reranker.scores(query.text, [c.version_id for c in head])
-        by_score = sorted(head, key=lambda c: -scores.get(c.version_id, float("-inf")))
-        combined = {c.version_id: c.score + 1.0 / (rrf_k + i) for i, c in enumerate(by_score, 1)}
-        head.sort(key=lambda c: (-combined[c.version_id], c.version_id))
-        return head + tail, scores
+            return self._reranker
 
     def _candidate(
         self, rank: int, fused: FusedCandidate, rerank_scores: dict[str, float]
@@ -313,9 +422,13 @@ class Engine:
 def _load(
     snapshot: Snapshot, index_dir: Path
 ) -> tuple[
-    Snapshot, Catalog, dict[str, Callable[[EngineConfig], Plane]], Callable[[], ColbertReranker]
+    Snapshot,
+    Catalog,
+    dict[str, Callable[[EngineConfig], Plane]],
+    Callable[[], ColbertReranker],
+    nx.MultiDiGraph,
 ]:
-    """The catalog, graph and plane factories of `snapshot`; SnapshotError names the file when
+    """The catalog, plane factories and graph of `snapshot`; SnapshotError names the file when
     the store or the graph cannot be read."""
     try:
         with connect_readonly(snapshot.store_path) as con:
@@ -340,32 +453,4 @@ def _load(
             catalog, index_dir, default_library(index_dir, snapshot.snapshot_id)
         ),
     }
-    return snapshot, catalog, planes, lambda: ColbertReranker(root / "colbert")
-
-
-def demote_enclosed(
-    fused: list[FusedCandidate], catalog: Catalog, penalty: int
-) -> list[FusedCandidate]:
-    """Move each clause `penalty` places down when a provision enclosing it already ranks
-    higher: the enclosing provision's indexed text holds the clause's words, so the clause adds
-    little new evidence there, and the places go to provisions not yet represented."""
-    placed: set[str] = set()
-    keyed = []
-    for i, cand in enumerate(fused):
-        node_id = catalog.versions[cand.version_id].node_id
-        parts = node_id.split("/")
-        enclosed = any("/".join(parts[:n]) in placed for n in range(4, len(parts)))
-        keyed.append((i + (penalty if enclosed else 0), enclosed, i, cand))
-        placed.add(node_id)
-    return [cand for *_, cand in sorted(keyed, key=lambda t: t[:3])]
-
-
-def merge_seeds(cited: tuple[str, ...], from_rules: tuple[str, ...]) -> tuple[str, ...]:
-    """The rules' clauses first; a cited provision that encloses one of them (§ 547 around
-    § 547(b)) gives way to it, as the reference seeds the walk at (b), not at all of § 547."""
-    kept = [s for s in cited if not any(r.startswith(s + "/") for r in from_rules)]
-    return tuple(dict.fromkeys([*from_rules, *kept]))
-
-
-def _ms(since: float) -> float:
-    return round((time.perf_counter() - since) * 1000.0, 3)
+    return snapshot, catalog, planes, lambda: ColbertReranker(root / "colbert"), graph

@@ -34,7 +34,9 @@ class EvidenceCandidate:
 class Decision:
     answer: bool
     reason: str
-    confidence: float | None = None  # set once the calibrator lands
+    confidence: float | None = None  # calibrated p(answer correct); None when uncalibrated
+    threshold: float | None = None  # theta: the decision answers when confidence > theta
+    guarantee: str | None = None  # the risk guarantee theta was chosen under
     warnings: list[str] = field(default_factory=list)  # e.g. an as-of date past the corpus
 
 

@@ -35,8 +35,14 @@ from typing import Any
 
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from structfirst.calibration.calibrator import (
+    IsotonicCalibrator,
+    load_calibrator,
+    score_calibrator_folder,
+    score_confidence,
+)
 from structfirst.engine.configuration import CONFIGURATIONS_FILE, EngineConfig, load_configurations
-from structfirst.engine.engine import Engine
+from structfirst.engine.engine import MODELS_DIR, Engine
 from structfirst.engine.evidence import EvidenceBundle
 from structfirst.eval import metrics as M
 from structfirst.eval.batch_runner import AskJob, BatchRunner
@@ -133,6 +139,8 @@ def output_record(qid: str, bundle: EvidenceBundle) -> dict[str, Any]:
         "confidence": bundle.decision.confidence,
         "verdicts": bundle_verdicts(bundle.verdicts),
         "reason": bundle.decision.reason,
+        "threshold": bundle.decision.threshold,
+        "top_score": bundle.candidates[0].fused_score if bundle.candidates else None,
         "latency_ms": bundle.timings_ms.get("total"),
     }
 
@@ -179,10 +187,13 @@ def run_configuration(
     progress: Progress | None = None,
     oracle_filters: bool = False,
     runner: BatchRunner | None = None,
+    score_calibrator: IsotonicCalibrator | None = None,
 ) -> ConfigRun:
     """Ask every query under `cfg`; write its TREC run and outputs files. One untimed warm-up
     ask (the first answerable query) loads the configuration's planes and reranker first, so
-    that the timings do not depend on which configuration ran before."""
+    that the timings do not depend on which configuration ran before. With a
+    `score_calibrator` (fitted by `structfirst fit` on train), a configuration without a
+    confidence gets its calibrated top fused score as one, its decisions unchanged."""
     run_file, outputs_file = runs_dir / f"{cfg.name}.trec", runs_dir / f"{cfg.name}.outputs.jsonl"
     task = progress.add_task(cfg.name, total=len(queries)) if progress is not None else None
     latencies: list[float] = []
@@ -206,9 +217,14 @@ def run_configuration(
                     f"{q.qid} Q0 {cand.version_id} {len(seen)} {k + 1 - len(seen)} {cfg.name}\n"
                 )
             record = output_record(q.qid, bundle)
+            if score_calibrator is not None and record["confidence"] is None:
+                record["confidence"] = score_confidence(
+                    score_calibrator, bundle.decision.answer, record["top_score"]
+                )
+                record["confidence_source"] = "calibrated top fused score"
             out_fh.write(json.dumps(record, ensure_ascii=False) + "\n")
             latencies.append(bundle.timings_ms.get("total", 0.0))
-            with_confidence += bundle.decision.confidence is not None
+            with_confidence += record["confidence"] is not None
             if task is not None:
                 progress.advance(task)
     return ConfigRun(
@@ -298,10 +314,12 @@ def run_ablation(
     console: Console | None = None,
     oracle_filters: bool = False,
     runner: BatchRunner | None = None,
+    models_dir: Path = MODELS_DIR,
+    table: Path = CONFIGURATIONS_FILE,
 ) -> dict[str, Any]:
     """Run the ablation and return everything `metrics.json` holds (the caller writes it);
     `runner`: answer the queries in its workers (`eval.batch_runner`) instead of here."""
-    configs = select_configurations(config_names)
+    configs = select_configurations(config_names, table)
     if k < 1 or n_boot < 1:
         raise AblationError(f"--k and --bootstrap must be positive (got {k} and {n_boot})")
     try:
@@ -311,7 +329,7 @@ def run_ablation(
     if not queries:
         raise AblationError(f"{queries_path}: no queries")
     try:
-        engine = Engine.open(index)
+        engine = Engine.open(index, models_dir=models_dir)
     except (FileNotFoundError, ValueError) as exc:  # SnapshotError is a FileNotFoundError
         raise AblationError(str(exc)) from None
     check_indexes(engine, configs)
@@ -332,9 +350,13 @@ def run_ablation(
     )
     with bar:
         for cfg in configs:
-            config_runs.append(run_configuration(
-                engine, queries, cfg, runs_dir, k, bar, oracle_filters, runner
-            ))
+            folder = score_calibrator_folder(models_dir, cfg.name)
+            by_score = load_calibrator(folder)[0] if folder.is_dir() else None
+            config_runs.append(
+                run_configuration(
+                    engine, queries, cfg, runs_dir, k, bar, oracle_filters, runner, by_score
+                )
+            )
     run_seconds = time.perf_counter() - started
     summaries, comparisons = evaluate_runs(
         queries, config_runs, engine.snapshot.store_path, n_boot, seed
@@ -368,6 +390,7 @@ def run_ablation(
                 "planes": list(cr.config.planes),
                 "reranker": cr.config.reranker or None,
                 "fusion": cr.config.fusion,
+                "calibration": cr.config.calibration or None,
                 "plane_weights": cr.config.plane_weights,
                 "hard_filters": cr.config.hard_filters,
                 "run_file": str(cr.run_file),

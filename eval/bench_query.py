@@ -1,7 +1,10 @@
 """Time the query path: per plane and end to end, next to plain BM25, and the engine's memory.
 
     python -m structfirst.eval.bench_query --index DIR [--index DIR2 ...] [--queries N]
-        [--config fast] [--warmup 20] [--queries-dir data/queries] [--seed 0]
+        [--config fast] [--warmup 20] [--queries-dir data/queries] [--seed 0] [--models models/]
+
+`--config` takes one configuration or several, comma-separated (e.g. `H4,H5`): each is timed
+over the same questions in the same run, beside BM25 alone.
 
 Questions come from `data/queries/*.jsonl` (fields `question`, `as_of`, `jurisdiction`; one
 per distinct question and date); when there are fewer than `--queries` (at least 200), the rest
@@ -41,7 +44,7 @@ from datetime import date, timedelta
 from pathlib import Path
 
 from structfirst.engine.configuration import EngineConfig, get_configuration
-from structfirst.engine.engine import Engine
+from structfirst.engine.engine import MODELS_DIR, Engine
 from structfirst.ingest.corpus import REPO_ROOT
 
 MIN_QUERIES = 200
@@ -149,7 +152,8 @@ def run_config(
 def report(name: str, times: dict[str, list[float]], n: int, answered: int) -> None:
     print(f"\nconfiguration {name}: {n} queries timed, {answered} answered, {n - answered} abstain")
     print(f"{'stage':<26}{'n':>6}{'median ms':>12}{'p95 ms':>10}")
-    order = ["parse_filter", "symbolic", "lexical", "dense", "graph", "rerank", "fusion+decision"]
+    order = ["parse_filter", "symbolic", "lexical", "dense", "graph", "fusion", "neural"]
+    order += ["features", "learned_fusion", "rerank", "hierarchy", "fusion+decision"]
     order += ["ask() end to end", "BM25 alone (no filter)"]
     for stage in order + sorted(set(times) - set(order)):
         if times.get(stage):
@@ -206,6 +210,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--warmup", type=int, default=20)
     ap.add_argument("--queries-dir", type=Path, default=REPO_ROOT / "data" / "queries")
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--models", type=Path, default=MODELS_DIR, help="learned steps' folder")
     args = ap.parse_args(argv)
     if len(args.index) > 1:
         return compare(argv, args.index)
@@ -213,9 +218,9 @@ def main(argv: list[str] | None = None) -> int:
 
     rss_start, _ = rss_mib()
     t0 = time.perf_counter()
-    engine = Engine.open(index)
+    engine = Engine.open(index, models_dir=args.models)
     open_s = time.perf_counter() - t0
-    cfg = get_configuration(args.config)
+    configs = [get_configuration(name) for name in args.config.split(",")]
     queries = load_query_files(args.queries_dir) if args.queries_dir.is_dir() else []
     from_files = len(queries)
     target = max(args.queries or len(queries), MIN_QUERIES)
@@ -228,17 +233,18 @@ def main(argv: list[str] | None = None) -> int:
         f"{len(queries)} questions: {min(from_files, target)} from {args.queries_dir}, "
         f"{len(queries) - min(from_files, target)} from templates; warm-up {args.warmup}"
     )
-    times, answered = run_config(engine, cfg, queries, args.warmup)
-    rss_warm, rss_peak = rss_mib()
-    report(cfg.name, times, len(queries), answered)
-    print(
-        f"memory (RSS, whole process incl. the JVM): {rss_start:.0f} MiB after imports, "
-        f"{rss_warm:.0f} MiB with the engine loaded and warm, peak {rss_peak:.0f} MiB"
-    )
-    if args.summary_json:
-        row = summary(index, len(engine.catalog.versions), cfg.name, times, rss_warm)
-        args.summary_json.write_text(json.dumps(row))
-    if cfg.name != "full":
+    for cfg in configs:
+        times, answered = run_config(engine, cfg, queries, args.warmup)
+        rss_warm, rss_peak = rss_mib()
+        report(cfg.name, times, len(queries), answered)
+        print(
+            f"memory (RSS, whole process incl. the JVM): {rss_start:.0f} MiB after imports, "
+            f"{rss_warm:.0f} MiB with the engine loaded and warm, peak {rss_peak:.0f} MiB"
+        )
+        if args.summary_json:
+            row = summary(index, len(engine.catalog.versions), cfg.name, times, rss_warm)
+            args.summary_json.write_text(json.dumps(row))
+    if "full" not in args.config.split(","):
         if (engine.snapshot.path / "dense").is_dir():
             full = get_configuration("full")
             times, answered = run_config(engine, full, queries, args.warmup)

@@ -17,6 +17,7 @@ class FusedCandidate:
     plane_ranks: dict[str, int] = field(default_factory=dict)  # 1-based
     paths: list[str] = field(default_factory=list)
     rule_support: list[dict[str, Any]] = field(default_factory=list)
+    features: dict[str, float] = field(default_factory=dict)  # see engine/features.py
 
 
 def reciprocal_rank_fusion(

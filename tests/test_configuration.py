@@ -56,3 +56,24 @@ def test_bad_entries_are_refused_naming_the_entry(tmp_path: Path, body: str, mes
     path = _table(tmp_path, f'[x]\ndescription = "x"\nplanes = ["lexical"]\n{body}\n')
     with pytest.raises(ValueError, match=message):
         load_configurations(path)
+
+
+def test_learned_steps_are_nested_tables_with_a_model(tmp_path: Path) -> None:
+    table = load_configurations()
+    h5, h6 = table["H5"], table["H6"]
+    assert (h5.fusion, h5.fusion_model, h5.reranker, h5.reranker_model) == (
+        "lightgbm", "fusion-lightgbm", "domain", "reranker-domain"
+    )
+    assert h6.calibrated_abstention and h6.calibration_model == "calibrator-H6"
+    assert not h5.plane_weights and not h5.hierarchy_penalty  # no hand-set weight in H5
+    head = '[a]\ndescription = "a"\nplanes = ["lexical"]\nneural = "colbert"\n'
+    bad = {
+        "[a.fusion]\nmodel = 'm'": "needs `kind`",
+        "[a.fusion]\nkind = 'lightgbm'\nmodle = 'm'": "needs `kind`, may have `model`",
+        "[a.fusion]\nkind = 'forest'\nmodel = 'm'": "kind must be one of",
+        "[a.fusion]\nkind = 'lightgbm'": "needs a model folder",
+        "[a.reranker]\nkind = 'domain'\nmodel = 'r'": "needs learned fusion",
+    }
+    for body, message in bad.items():
+        with pytest.raises(ValueError, match=message):
+            load_configurations(_table(tmp_path, head + body))

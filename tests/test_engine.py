@@ -284,7 +284,7 @@ def test_configuration_needing_a_missing_index_is_refused(engine: Engine) -> Non
 
 
 def test_demote_enclosed_moves_a_clause_below_the_next_provision(engine: Engine) -> None:
-    from structfirst.engine.engine import demote_enclosed
+    from structfirst.engine.stages import demote_enclosed
     from structfirst.fusion.rrf import FusedCandidate
 
     today = date(2018, 6, 1)

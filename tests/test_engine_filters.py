@@ -11,9 +11,10 @@ from datetime import date
 import pytest
 from structfirst.engine.catalog import ArtifactVersion
 from structfirst.engine.configuration import EngineConfig, get_configuration
-from structfirst.engine.engine import Engine, merge_seeds
+from structfirst.engine.engine import Engine
 from structfirst.engine.plane import PlaneHit, PlaneQuery
 from structfirst.engine.query_parser import parse_query, query_terms
+from structfirst.engine.stages import merge_seeds
 from structfirst.engine.symbolic_plane import SymbolicPlane, rule_seeds
 from structfirst.ingest.duckdb_store import connect_readonly
 

@@ -1,0 +1,56 @@
+"""`structfirst fit`: fit the learned steps of configurations (fusion model, domain reranker)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.markup import escape
+
+err = Console(stderr=True)
+out = Console()
+TOP_WEIGHTS = 12
+
+
+def fit_command(
+    index: Annotated[Path, typer.Option("--index", help="Index directory built by `ingest`.")],
+    train: Annotated[Path, typer.Option("--train", help="Training queries (JSONL).")],
+    dev: Annotated[Path, typer.Option("--dev", help="Dev queries for early stopping (JSONL).")],
+    out_dir: Annotated[Path, typer.Option("--out", help="Models folder to write.")] = Path(
+        "models"
+    ),
+    configs: Annotated[
+        str, typer.Option("--configs", help="Configurations whose learned steps to fit.")
+    ] = "H5,H5-rerank-only,H5-logistic,H6",
+    score_calibrators: Annotated[
+        str,
+        typer.Option(
+            "--score-calibrators",
+            help="Uncalibrated configurations whose top fused score gets an isotonic "
+            "calibrator (their curves then compare with the calibrated ones); '' for none.",
+        ),
+    ] = "H0,H4,H5",
+) -> None:
+    """Fit on train (early-stopped on dev) and save each model with its schema and record."""
+    from structfirst.eval.ablation import AblationError, select_configurations
+    from structfirst.fusion.models import ModelError
+    from structfirst.fusion.training import FitError, fit_configurations
+
+    try:
+        selected = select_configurations(configs.split(","))
+        by_score = select_configurations(score_calibrators.split(",")) if score_calibrators else []
+        saved = fit_configurations(index, train, dev, out_dir, selected, by_score)
+    except (AblationError, FitError, ModelError, FileNotFoundError) as exc:
+        err.print(f"[red]error:[/] {escape(str(exc))}", highlight=False, soft_wrap=True)
+        raise typer.Exit(code=1) from None
+    for step in saved:
+        out.print(f"[bold]{step.config}[/] {step.step} -> {step.folder}")
+        for name, weight in list(step.weights.items())[:TOP_WEIGHTS]:
+            out.print(f"  {name:<28} {weight:>12}")
+
+
+def register(app: typer.Typer) -> None:
+    """Add the `fit` command to `app`."""
+    app.command("fit")(fit_command)

@@ -1,0 +1,304 @@
+"""Learned ranking models over the structural features, and how they are saved and loaded.
+
+Two models, one interface (`fit(candidate lists, label lists)`, `predict(candidates)`):
+
+- `LightGBMRanker`: `lightgbm.LGBMRanker`, lambdarank over graded labels with one group per
+  query, small as the reference recommends (at most 50 trees, shallow), early-stopped on dev;
+- `LogisticRanker`: L2-regularized logistic regression on standardized features (relevant =
+  grade >= 1), scored by its decision function.
+
+A saved model is a folder: `meta.json` (kind, the feature schema, the training-set hash, the
+snapshot id, library versions, the tuning record, importances or coefficients) beside the
+model itself. Loading checks the schema against the code's `FEATURE_NAMES`: a model fitted on
+other features is refused with a message naming the differences.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from importlib.metadata import version
+from pathlib import Path
+from typing import Any, Protocol
+
+import numpy as np
+from structfirst.engine.configuration import EngineConfig
+from structfirst.engine.features import FEATURE_NAMES, feature_matrix
+from structfirst.fusion.rrf import FusedCandidate
+
+META_FILE = "meta.json"
+LIGHTGBM_FILE = "model.txt"
+LIBRARIES = ("lightgbm", "scikit-learn", "numpy", "scipy")
+CandidateLists = Sequence[Sequence[FusedCandidate]]
+
+
+class ModelError(ValueError):
+    """A model folder that cannot be used: missing, of another kind, or another schema."""
+
+
+class RankingModel(Protocol):
+    kind: str
+
+    def fit(
+        self,
+        lists: CandidateLists,
+        labels: Sequence[Sequence[int]],
+        dev: tuple[CandidateLists, Sequence[Sequence[int]]] | None = None,
+    ) -> RankingModel: ...
+
+    def predict(self, candidates: Sequence[FusedCandidate]) -> list[float]: ...
+
+    def weights(self) -> dict[str, float]: ...
+
+    def clone(self) -> RankingModel: ...
+
+    def save(self, folder: Path, meta: dict[str, Any]) -> None: ...
+
+
+def _stack(lists: CandidateLists, labels: Sequence[Sequence[int]]):
+    """(X, y, group sizes) over the non-empty lists; no candidate at all is a ValueError."""
+    kept = [(c, y) for c, y in zip(lists, labels, strict=True) if c]
+    if not kept:
+        raise ValueError("no training candidates: the training split is empty or no query "
+                         "returned a candidate")
+    x = np.array([row for c, _ in kept for row in feature_matrix(c)], dtype=float)
+    y = np.array([g for _, ys in kept for g in ys], dtype=int)
+    if not (y >= 1).any():
+        raise ValueError("no relevant candidate to learn from: no query's labeled provisions "
+                         "are among its candidates")
+    return x, y, [len(c) for c, _ in kept]
+
+
+class LightGBMRanker:
+    """LambdaMART over graded labels; `n_estimators` is the cap early stopping stays under."""
+
+    kind = "lightgbm"
+
+    def __init__(
+        self,
+        n_estimators: int = 50,
+        num_leaves: int = 7,
+        max_depth: int = 3,
+        learning_rate: float = 0.1,
+        min_child_samples: int = 20,
+        early_stopping_rounds: int = 10,
+        seed: int = 0,
+    ) -> None:
+        self.n_estimators = n_estimators
+        self.num_leaves = num_leaves
+        self.max_depth = max_depth
+        self.learning_rate = learning_rate
+        self.min_child_samples = min_child_samples
+        self.early_stopping_rounds = early_stopping_rounds
+        self.seed = seed
+        self.booster_: Any = None
+
+    def fit(self, lists, labels, dev=None) -> LightGBMRanker:
+        import lightgbm
+
+        x, y, groups = _stack(lists, labels)
+        ranker = lightgbm.LGBMRanker(
+            objective="lambdarank",
+            n_estimators=self.n_estimators,
+            num_leaves=self.num_leaves,
+            max_depth=self.max_depth,
+            learning_rate=self.learning_rate,
+            min_child_samples=self.min_child_samples,
+            random_state=self.seed,
+            deterministic=True,
+            force_row_wise=True,
+            n_jobs=1,
+            verbose=-1,
+        )
+        kwargs: dict[str, Any] = {}
+        if dev is not None:
+            dx, dy, dgroups = _stack(*dev)
+            kwargs = {
+                "eval_X": (dx,),
+                "eval_y": (dy,),
+                "eval_group": [dgroups],
+                "eval_at": [10],
+                "callbacks": [lightgbm.early_stopping(self.early_stopping_rounds, verbose=False)],
+            }
+        ranker.fit(x, y, group=groups, feature_name=list(FEATURE_NAMES), **kwargs)
+        self.booster_ = ranker.booster_
+        return self
+
+    def clone(self) -> LightGBMRanker:
+        """A new, unfitted ranker with the same parameters."""
+        return LightGBMRanker(
+            self.n_estimators, self.num_leaves, self.max_depth, self.learning_rate,
+            self.min_child_samples, self.early_stopping_rounds, self.seed,
+        )
+
+    def predict(self, candidates: Sequence[FusedCandidate]) -> list[float]:
+        if self.booster_ is None:
+            raise ModelError("the LightGBM ranker is not fitted")
+        x = np.array(feature_matrix(candidates), dtype=float)
+        return [float(s) for s in self.booster_.predict(x, num_threads=1)]
+
+    def weights(self) -> dict[str, float]:
+        """Gain importance per feature, largest first."""
+        gains = self.booster_.feature_importance(importance_type="gain")
+        pairs = sorted(zip(FEATURE_NAMES, gains, strict=True), key=lambda p: -p[1])
+        return {n: round(float(g), 3) for n, g in pairs}
+
+    def save(self, folder: Path, meta: dict[str, Any]) -> None:
+        folder.mkdir(parents=True, exist_ok=True)
+        self.booster_.save_model(str(folder / LIGHTGBM_FILE))
+        meta = {**meta, "trees": self.booster_.num_trees()}
+        write_meta(folder, self.kind, meta, self.weights())
+
+    @classmethod
+    def load(cls, folder: Path) -> LightGBMRanker:
+        import lightgbm
+
+        read_meta(folder, cls.kind)
+        model = cls()
+        model.booster_ = lightgbm.Booster(model_file=str(folder / LIGHTGBM_FILE))
+        if tuple(model.booster_.feature_name()) != FEATURE_NAMES:
+            raise ModelError(f"{folder / LIGHTGBM_FILE}: its features differ from {META_FILE}")
+        return model
+
+
+class LogisticRanker:
+    """Pointwise L2 logistic regression (relevant = grade >= 1) on standardized features."""
+
+    kind = "logistic"
+
+    def __init__(self, c: float = 1.0) -> None:
+        self.c = c
+        self.mean_: np.ndarray | None = None
+        self.scale_: np.ndarray | None = None
+        self.coef_: np.ndarray | None = None
+        self.intercept_ = 0.0
+
+    def fit(self, lists, labels, dev=None) -> LogisticRanker:
+        from sklearn.linear_model import LogisticRegression
+
+        x, y, _ = _stack(lists, labels)
+        self.mean_ = x.mean(axis=0)
+        self.scale_ = np.where(x.std(axis=0) > 0, x.std(axis=0), 1.0)
+        model = LogisticRegression(C=self.c, max_iter=2000)
+        model.fit((x - self.mean_) / self.scale_, (y >= 1).astype(int))
+        self.coef_, self.intercept_ = model.coef_[0], float(model.intercept_[0])
+        return self
+
+    def clone(self) -> LogisticRanker:
+        """A new, unfitted model with the same parameters."""
+        return LogisticRanker(self.c)
+
+    def predict(self, candidates: Sequence[FusedCandidate]) -> list[float]:
+        if self.coef_ is None:
+            raise ModelError("the logistic ranker is not fitted")
+        x = (np.array(feature_matrix(candidates), dtype=float) - self.mean_) / self.scale_
+        return [float(s) for s in x @ self.coef_ + self.intercept_]
+
+    def weights(self) -> dict[str, float]:
+        """Coefficients on the standardized features, largest magnitude first."""
+        pairs = sorted(zip(FEATURE_NAMES, self.coef_, strict=True), key=lambda p: -abs(p[1]))
+        return {n: round(float(w), 4) for n, w in pairs}
+
+    def save(self, folder: Path, meta: dict[str, Any]) -> None:
+        folder.mkdir(parents=True, exist_ok=True)
+        params = {
+            "mean": self.mean_.tolist(),
+            "scale": self.scale_.tolist(),
+            "coef": self.coef_.tolist(),
+            "intercept": self.intercept_,
+        }
+        write_meta(folder, self.kind, {**meta, "parameters": params}, self.weights())
+
+    @classmethod
+    def load(cls, folder: Path) -> LogisticRanker:
+        params = read_meta(folder, cls.kind)["parameters"]
+        model = cls()
+        model.mean_, model.scale_ = np.array(params["mean"]), np.array(params["scale"])
+        model.coef_, model.intercept_ = np.array(params["coef"]), float(params["intercept"])
+        return model
+
+
+MODELS: dict[str, type[LightGBMRanker] | type[LogisticRanker]] = {
+    LightGBMRanker.kind: LightGBMRanker,
+    LogisticRanker.kind: LogisticRanker,
+}
+
+
+def library_versions() -> dict[str, str]:
+    return {name: version(name) for name in LIBRARIES}
+
+
+def write_meta(
+    folder: Path, kind: str, meta: dict[str, Any], weights: dict[str, float]
+) -> None:
+    record = {
+        "kind": kind,
+        "feature_names": list(FEATURE_NAMES),
+        "library_versions": library_versions(),
+        **meta,
+        "weights": weights,
+    }
+    (folder / META_FILE).write_text(json.dumps(record, indent=2, ensure_ascii=False) + "\n")
+
+
+def read_meta(folder: Path, kind: str, names: Sequence[str] = FEATURE_NAMES) -> dict[str, Any]:
+    """The folder's meta record, checked: its kind, and its feature schema against `names`."""
+    path = Path(folder) / META_FILE
+    try:
+        meta = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise ModelError(f"{path}: no model here (run `structfirst fit`)") from None
+    except json.JSONDecodeError as exc:
+        raise ModelError(f"{path}: not JSON ({exc})") from None
+    if meta.get("kind") != kind:
+        raise ModelError(f"{path}: a {meta.get('kind')!r} model, not {kind!r}")
+    check_schema(path, meta.get("feature_names"), names)
+    return meta
+
+
+def check_schema(path: Path, saved: Sequence[str] | None, names: Sequence[str]) -> None:
+    if saved is None or list(saved) != list(names):
+        saved = list(saved or [])
+        missing = [n for n in names if n not in saved]
+        extra = [n for n in saved if n not in names]
+        raise ModelError(
+            f"{path}: the model was fitted on another feature schema (the code has "
+            f"{len(names)} features, the model {len(saved)}; missing from the model: "
+            f"{missing or 'none'}; unknown to the code: {extra or 'none'}"
+            f"{'; same names in another order' if not missing and not extra else ''}); "
+            "refit it with `structfirst fit`"
+        )
+
+
+def trained_with(cfg: EngineConfig) -> dict[str, Any]:
+    """What a learned step's inputs depend on: the planes, f_theta and the hard filter."""
+    return {"planes": sorted(cfg.planes), "neural": cfg.neural, "hard_filters": cfg.hard_filters}
+
+
+def check_trained_with(folder: Path, cfg: EngineConfig) -> None:
+    """Refuse a model whose inputs came from other planes (or f_theta, or hard filter) than
+    the configuration runs: its features would mean something else."""
+    path = Path(folder) / META_FILE
+    try:
+        saved = json.loads(path.read_text(encoding="utf-8")).get("trained_with")
+    except (FileNotFoundError, json.JSONDecodeError) as exc:
+        raise ModelError(f"{path}: cannot read the model's record ({exc})") from None
+    if saved != trained_with(cfg):
+        raise ModelError(
+            f"{path}: fitted with {saved}, but configuration {cfg.name} runs "
+            f"{trained_with(cfg)}; refit with `structfirst fit`"
+        )
+
+
+def load_model(folder: Path) -> LightGBMRanker | LogisticRanker:
+    """The ranking model saved in `folder`, of the kind its meta record names."""
+    path = Path(folder) / META_FILE
+    try:
+        kind = json.loads(path.read_text(encoding="utf-8")).get("kind")
+    except FileNotFoundError:
+        raise ModelError(f"{path}: no model here (run `structfirst fit`)") from None
+    except json.JSONDecodeError as exc:
+        raise ModelError(f"{path}: not JSON ({exc})") from None
+    if kind not in MODELS:
+        raise ModelError(f"{path}: unknown model kind {kind!r} (known: {', '.join(MODELS)})")
+    return MODELS[kind].load(Path(folder))
