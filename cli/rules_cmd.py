@@ -70,7 +70,7 @@ def lint(
             f"{len(lib.rules)} rule versions in {len(lib.rule_files)} files, "
             f"{len(lib.parameters.names())} parameters (ingested thresholds: "
             f"{lib.parameters.ingested_source}); {len(errors)} errors, "
-            f"{len(issues) - len(errors)} warnings"
+            f"{sum(i.severity == 'warning' for i in issues)} warnings"
         )
     if errors:
         raise typer.Exit(1)

@@ -46,9 +46,22 @@ from pyDatalog import pyEngine
 from pyDatalog.Logic import Logic
 from pyDatalog.pyParser import Literal, Term, add_clause
 from structfirst.rules.fact_schema import FactSet, FactType, Vocabulary, validate_facts
+from structfirst.rules.functions import FUNCTIONS, add_span
 from structfirst.rules.library_loader import Library, Rule
 from structfirst.rules.parameters import NoValue, ParamValue
-from structfirst.rules.rule_syntax import BinOp, DateLit, Expr, FactRef, Num, ParamRef, Sym, Var
+from structfirst.rules.rule_syntax import (
+    Call,
+    DateLit,
+    Expr,
+    FactRef,
+    Num,
+    ParamRef,
+    Scale,
+    Span,
+    Sum,
+    Sym,
+    Var,
+)
 from structfirst.rules.semantics import RBind, RBool, RClause, RCompare, RParam, RPred, RTruth
 from structfirst.rules.verdict import PremiseTrace, Tri, Verdict, conj, disj
 
@@ -76,10 +89,20 @@ def _unk(v: Any) -> bool:
     return isinstance(v, str) and v == UNK
 
 
-def _arith(op: str, a: Any, b: Any) -> Any:
-    if _unk(a) or _unk(b):
-        return UNK
-    return a + b if op == "+" else a - b
+def _total(values: Sequence[tuple[str, Any]]) -> Any:
+    """`+ a - b ...` of evaluated terms: numbers, or one date moved by spans and days."""
+    base = next((v for _, v in values if isinstance(v, date)), None)
+    if base is not None:
+        for sign, v in values:
+            if v is base:
+                continue
+            n, unit = (v.count, v.unit) if isinstance(v, Span) else (v, "days")
+            base = add_span(base, n if sign == "+" else -n, unit)
+        return base
+    out: Any = 0
+    for sign, v in values:
+        out = out + v if sign == "+" else out - v
+    return out
 
 
 # -- per-call state, read by the resolvers ---------------------------------------------------
@@ -252,14 +275,22 @@ def _eval_expr(e: Expr, env: Mapping[str, Any], values: Mapping[str, Any], call:
         return e.value
     if isinstance(e, Sym):
         return e.value
-    if isinstance(e, BinOp):
-        a = _eval_expr(e.left, env, values, call)
-        b = _eval_expr(e.right, env, values, call)
-        if isinstance(a, _NoParam):
-            return a
-        if isinstance(b, _NoParam):
-            return b
-        return _arith(e.op, a, b)
+    if isinstance(e, Span):
+        return e.count if e.unit == "days" else e
+    if isinstance(e, Sum | Call | Scale):
+        parts = (e.terms if isinstance(e, Sum) else [("+", a) for a in e.args]
+                 if isinstance(e, Call) else [("+", e.inner)])
+        got = [(sign, _eval_expr(t, env, values, call)) for sign, t in parts]
+        for _, v in got:
+            if isinstance(v, _NoParam):
+                return v
+        if any(_unk(v) for _, v in got):
+            return UNK
+        if isinstance(e, Sum):
+            return _total(got)
+        if isinstance(e, Scale):
+            return e.factor.value * got[0][1]
+        return FUNCTIONS[e.func].apply(*(v for _, v in got))
     raise EngineError(f"cannot evaluate {e!r}")
 
 
@@ -366,9 +397,12 @@ def _linear(e: Expr, sign: int, bound: Mapping[str, str]) -> list[tuple[str, int
         return [(e.name, sign)]
     if isinstance(e, Var) and e.name in bound:
         return [(bound[e.name], sign)]
-    if isinstance(e, BinOp):
-        right = -sign if e.op == "-" else sign
-        return _linear(e.left, sign, bound) + _linear(e.right, right, bound)
+    if isinstance(e, Sum):
+        return [x for s, t in e.terms for x in _linear(t, -sign if s == "-" else sign, bound)]
+    if isinstance(e, Scale):
+        return _linear(e.inner, sign if e.factor.value > 0 else -sign, bound)
+    if isinstance(e, Call):  # no sign through a function: 0 marks the fact opaque
+        return [(f, 0) for a in e.args for f, _ in _linear(a, sign, bound)]
     return []
 
 
@@ -425,8 +459,13 @@ def _polarity(head: str, call: _Call) -> _Polarity:
 def _compare_polarity(r: RCompare, sign: int, bound: Mapping[str, str],
                       pvars: Mapping[str, str], pol: _Polarity, vocabulary: Vocabulary) -> None:
     left, right = _linear(r.left, 1, bound), _linear(r.right, 1, bound)
-    for f, _ in left + right:
+    for f, coef in left + right:
         pol.facts.add(f)
+        if coef == 0:
+            pol.opaque.add(f)
+            pol.signs.setdefault(f, set()).add(0)
+    left = [x for x in left if x[1]]
+    right = [x for x in right if x[1]]
     single = len(left) + len(right) == 1
     if r.op in ("==", "!="):
         s = sign if r.op == "==" else -sign
@@ -547,9 +586,11 @@ def _collect(e: Expr, env_src: Mapping[str, tuple[str, str]], facts: set[str],
     elif isinstance(e, Var) and e.name in env_src:
         kind, name = env_src[e.name]
         (facts if kind == "fact" else params).add(name)
-    elif isinstance(e, BinOp):
-        _collect(e.left, env_src, facts, params)
-        _collect(e.right, env_src, facts, params)
+    elif isinstance(e, Sum | Scale | Call):
+        parts = ([t for _, t in e.terms] if isinstance(e, Sum) else
+                 list(e.args) if isinstance(e, Call) else [e.inner])
+        for t in parts:
+            _collect(t, env_src, facts, params)
 
 
 @dataclass

@@ -24,7 +24,7 @@ from typing import Any
 
 from structfirst.rules import parameters as P
 from structfirst.rules.fact_schema import Vocabulary, fact_files, read_fact_files
-from structfirst.rules.rule_syntax import Issue, RuleDecl, parse_file
+from structfirst.rules.rule_syntax import FailedRule, Issue, RuleDecl, parse_file
 from structfirst.rules.semantics import RClause, resolve_rule
 
 LIBRARY_ROOT = Path(__file__).resolve().parent / "library"
@@ -109,6 +109,7 @@ class Library:
     vocabulary: Vocabulary = field(default_factory=lambda: Vocabulary({}))
     fact_files: list[Path] = field(default_factory=list)
     fingerprint: str = ""
+    failed: dict[str, FailedRule] = field(default_factory=dict)  # rule id -> why it is left out
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     def __post_init__(self) -> None:
@@ -203,23 +204,32 @@ def load_library(root: Path | str | None = None, *, index: Path | str | None = N
     units = {s.name: s.unit for s in specs}
 
     decls: list[RuleDecl] = []
+    failed: dict[str, FailedRule] = {}
     for path in rule_files:
         parsed = parse_file(path)
         issues += parsed.issues
         decls += parsed.rules
-    rules = _resolve_all(decls, units, vocabulary, issues)
-    return Library(root, rules, table, issues, rule_files, param_files, vocabulary, facts_paths)
+        for f in parsed.failed:
+            failed.setdefault(f.rule_id, f)
+    rules = _resolve_all(decls, units, vocabulary, issues, failed)
+    return Library(root, rules, table, issues, rule_files, param_files, vocabulary, facts_paths,
+                   failed=failed)
 
 
 def _resolve_all(decls: Sequence[RuleDecl], units: dict[str, str], vocabulary: Vocabulary,
-                 issues: list[Issue]) -> list[Rule]:
-    """Resolve every rule; drop those with errors, then (repeatedly) those using dropped ones."""
-    heads = {d.head for d in decls if d.head}
+                 issues: list[Issue], failed: dict[str, FailedRule]) -> list[Rule]:
+    """Resolve every rule; drop those with errors, then (repeatedly) those using dropped ones.
+
+    A dropped rule's first error is the root cause: the rules left out because they use it
+    are named in that one message (and recorded in `failed`), not reported one by one."""
+    heads = {d.head for d in decls if d.head} | {f.head for f in failed.values() if f.head}
     resolved: dict[int, Rule] = {}
     for i, decl in enumerate(decls):
         res = resolve_rule(decl, heads, units, vocabulary)
         issues += res.issues
-        if any(x.severity == "error" for x in res.issues):
+        errors = [x for x in res.issues if x.severity == "error"]
+        if errors:
+            failed.setdefault(decl.id, FailedRule(decl.id, decl.head, errors[0], decl.source))
             continue
         resolved[i] = Rule(decl, res.clauses, frozenset(res.facts), frozenset(res.params),
                            frozenset(res.preds))
@@ -230,22 +240,38 @@ def _resolve_all(decls: Sequence[RuleDecl], units: dict[str, str], vocabulary: V
     cyclic = _on_cycles(graph)
     for i, r in list(resolved.items()):
         if r.head in cyclic:
-            issues.append(Issue("error", "cycle", f"{r.head} depends on itself "
-                                f"(through {', '.join(sorted(r.preds & cyclic))})", r.file, r.line,
-                                r.id))
+            issue = Issue("error", "cycle", f"{r.head} depends on itself "
+                          f"(through {', '.join(sorted(r.preds & cyclic))})", r.file, r.line, r.id)
+            issues.append(issue)
+            failed.setdefault(r.id, FailedRule(r.id, r.head, issue, r.decl.source))
             del resolved[i]
+    roots = {f.head: f for f in failed.values() if f.head}
+    dependents: dict[str, list[str]] = {}
     changed = True
     while changed:
         changed = False
         defined = {r.head for r in resolved.values()}
         for i, r in list(resolved.items()):
-            missing = r.preds - defined
+            missing = sorted(r.preds - defined)
             if missing:
-                issues.append(Issue("error", "dependency",
-                                    f"uses {', '.join(sorted(missing))}, whose rule failed to load",
-                                    r.file, r.line, r.id))
+                root = roots[missing[0]]
+                dependents.setdefault(root.rule_id, []).append(r.id)
+                failed.setdefault(r.id, FailedRule(r.id, r.head, root.cause, r.decl.source))
+                roots.setdefault(r.head, root)
                 del resolved[i]
                 changed = True
+    for root_id, ids in dependents.items():
+        cause = failed[root_id].cause
+        at = issues.index(cause)
+        issues[at] = Issue(cause.severity, cause.code, f"{cause.message}; {root_id} failed to "
+                           f"load, and so did the rules that use it: "
+                           f"{', '.join(dict.fromkeys(ids))}", cause.file, cause.line,
+                           cause.rule_id)
+        for rid in dict.fromkeys(ids):
+            f = failed[rid]
+            failed[rid] = FailedRule(rid, f.head, issues[at], f.source)
+        root = failed[root_id]
+        failed[root_id] = FailedRule(root_id, root.head, issues[at], root.source)
     return [resolved[i] for i in sorted(resolved)]
 
 

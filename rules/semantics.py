@@ -20,10 +20,11 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
 from structfirst.rules.fact_schema import FactType, Vocabulary
+from structfirst.rules.functions import FUNCTIONS
 from structfirst.rules.rule_syntax import (
     NEGATED_OP,
     Atom,
-    BinOp,
+    Call,
     Compare,
     DateLit,
     Expr,
@@ -35,6 +36,9 @@ from structfirst.rules.rule_syntax import (
     ParamRef,
     Premise,
     RuleDecl,
+    Scale,
+    Span,
+    Sum,
     Sym,
     Truth,
     Var,
@@ -282,36 +286,68 @@ class _Resolver:
                 return None
             self.out.params.add(e.name)
             return e
-        if isinstance(e, BinOp):
-            left, right = self.expr(e.left, p, bound), self.expr(e.right, p, bound)
-            if left is None or right is None:
-                return None
-            for side in (left, right):
-                t = self.type_of(side)
-                if not _numeric(t):
-                    self.issue(f"only amounts and numbers can be added: {side} is {_word(t)}",
-                               p.line, "type")
+        if isinstance(e, Sum):
+            terms = []
+            for sign, term in e.terms:
+                r = self.expr(term, p, bound)
+                if r is None:
                     return None
-            return BinOp(e.op, left, right)
+                terms.append((sign, r))
+            out = Sum(tuple(terms))
+            typ, problem = _sum_type([(sign, self.type_of(t), t) for sign, t in terms])
+            if problem:
+                self.issue(problem, p.line, "type")
+                return None
+            return out
+        if isinstance(e, Scale):
+            inner = self.expr(e.inner, p, bound)
+            if inner is None:
+                return None
+            t = self.type_of(inner)
+            if not _numeric(t):
+                self.issue(f"only amounts and numbers can be multiplied: {inner} is {_word(t)}",
+                           p.line, "type")
+                return None
+            return Scale(e.factor, inner)
+        if isinstance(e, Call):
+            return self.call(e, p, bound)
         return e
 
+    def call(self, e: Call, p: Premise, bound: dict[str, int]) -> Expr | None:
+        fn = FUNCTIONS.get(e.func)
+        if fn is None:
+            if e.func in self.vocab:
+                self.issue(f"{e.func} is a fact, not a function: use its value directly "
+                           f"(e.g. {e.func} > ...)", p.line, "unknown-function")
+            else:
+                self.issue(f"unknown function {e.func}{_near(e.func, FUNCTIONS)} (the functions "
+                           f"are {', '.join(sorted(FUNCTIONS))})", p.line, "unknown-function")
+            return None
+        if fn.args and len(e.args) != len(fn.args) or not fn.args and len(e.args) < 2:
+            want = f"{len(fn.args)} arguments" if fn.args else "two or more arguments"
+            self.issue(f"{fn.name} takes {want}, found {len(e.args)}", p.line, "type")
+            return None
+        args = []
+        for i, arg in enumerate(e.args):
+            r = self.expr(arg, p, bound)
+            if r is None:
+                return None
+            t = self.type_of(r)
+            if fn.args and fn.args[i] == "date" and t is not FactType.DATE:
+                self.issue(f"{fn.name}: argument {i + 1} ({r}) must be a date, it is {_word(t)}",
+                           p.line, "type")
+                return None
+            args.append(r)
+        if not fn.args:
+            typ, problem = _sum_type([("+", self.type_of(a), a) for a in args],
+                                     what=f"{fn.name} of")
+            if problem:
+                self.issue(problem, p.line, "type")
+                return None
+        return Call(fn.name, tuple(args))
+
     def type_of(self, e: Expr) -> object:
-        if isinstance(e, FactRef):
-            return self.vocab[e.name].type
-        if isinstance(e, ParamRef):
-            return _param_type(self.params.get(e.name))
-        if isinstance(e, Num):
-            return "number"
-        if isinstance(e, DateLit):
-            return FactType.DATE
-        if isinstance(e, Sym):
-            return "symbol"
-        if isinstance(e, Var):
-            return self.var_types.get(e.name, "number")
-        if isinstance(e, BinOp):
-            lt, rt = self.type_of(e.left), self.type_of(e.right)
-            return lt if lt != "number" else rt
-        return "number"
+        return expr_type(e, self.vocab, self.params, self.var_types)
 
     def check_compare(self, op: str, left: Expr, right: Expr, p: Premise) -> None:
         lt, rt = self.type_of(left), self.type_of(right)
@@ -338,8 +374,77 @@ class _Resolver:
         if (lt is FactType.DATE) != (rt is FactType.DATE):
             self.issue(f"{left} {op} {right} compares {_word(lt)} with {_word(rt)}", p.line, "type")
             return
+        for side, t in ((left, lt), (right, rt)):
+            if isinstance(t, str) and t.startswith("span:"):
+                self.issue(f"{left} {op} {right}: {side} is a calendar span, not a number of "
+                           "days; add it to a date and compare dates (e.g. transfer_date >= "
+                           f"filing_date - {side})", p.line, "type")
+                return
         if _numeric(lt) and _numeric(rt) and "number" not in (lt, rt) and lt != rt:
             self.issue(f"{left} {op} {right} compares {_word(lt)} with {_word(rt)}", p.line, "type")
+
+
+def expr_type(e: Expr, vocab: Vocabulary, params: Mapping[str, str],
+              var_types: Mapping[str, object]) -> object:
+    """The type of a resolved term (a FactType, "number", "symbol" or "span:<unit>")."""
+    if isinstance(e, FactRef):
+        return vocab[e.name].type
+    if isinstance(e, ParamRef):
+        return _param_type(params.get(e.name))
+    if isinstance(e, Num):
+        return "number"
+    if isinstance(e, DateLit):
+        return FactType.DATE
+    if isinstance(e, Sym):
+        return "symbol"
+    if isinstance(e, Var):
+        return var_types.get(e.name, "number")
+    if isinstance(e, Span):
+        return FactType.DURATION if e.unit == "days" else f"span:{e.unit}"
+    if isinstance(e, Scale):
+        return expr_type(e.inner, vocab, params, var_types)
+    if isinstance(e, Sum | Call) and not (isinstance(e, Call) and FUNCTIONS[e.func].args):
+        terms = e.terms if isinstance(e, Sum) else [("+", a) for a in e.args]
+        typ, _ = _sum_type([(s, expr_type(t, vocab, params, var_types), t) for s, t in terms])
+        return typ
+    if isinstance(e, Call):
+        return FactType(FUNCTIONS[e.func].result)
+    return "number"
+
+
+def _sum_type(terms: list[tuple[str, object, Expr]],
+              what: str = "") -> tuple[object, str | None]:
+    """The type of `+ a - b ...` (or of min/max of the values) and the problem with it."""
+    dates = [(s, x) for s, t, x in terms if t is FactType.DATE]
+    if dates:
+        if len(dates) > 1:
+            a, b = dates[0][1], dates[1][1]
+            return None, (f"{a} and {b} are dates and cannot be added or subtracted; write "
+                          f"days_between({b}, {a}) or years_between({b}, {a})")
+        if what:
+            if len(dates) == len(terms):
+                return FactType.DATE, None
+            return None, f"{what} a date and other values"
+        if dates[0][0] == "-":
+            return None, f"a date cannot be subtracted: -{dates[0][1]}"
+        for _, t, x in terms:
+            if t is not FactType.DATE and not (t is FactType.DURATION
+                                               or isinstance(t, str) and t.startswith("span:")):
+                return None, (f"a date plus {x} ({_word(t)}): add a duration written with its "
+                              "unit (30 days, 8 years, 6 months, 10 business days)")
+        return FactType.DATE, None
+    typ: object = "number"
+    for _, t, x in terms:
+        if isinstance(t, str) and t.startswith("span:"):
+            return None, f"{x} is a calendar span: add it to or subtract it from a date"
+        if not _numeric(t):
+            verb = what or "only amounts and numbers can be added:"
+            return None, f"{verb} {x} is {_word(t)}"
+        if t != "number":
+            if typ != "number" and typ != t:
+                return None, f"{_word(typ)} and {_word(t)} cannot be added ({x})"
+            typ = t
+    return typ, None
 
 
 def _numeric(t: object) -> bool:
@@ -351,6 +456,8 @@ def _word(t: object) -> str:
         return {"amount": "an amount in USD", "duration": "a number of days", "count": "a count",
                 "date": "a date", "bool": "true/false", "enumeration": "an enumeration",
                 "entity": "an entity"}[t.value]
+    if isinstance(t, str) and t.startswith("span:"):
+        return f"a calendar span in {t[5:].replace('_', ' ')}"
     return {"number": "a number", "symbol": "a name"}.get(str(t), str(t))
 
 
@@ -369,8 +476,12 @@ def _vars_of(r: Resolved, uses_only: bool = False) -> set[str]:
 def _expr_vars(e: Expr) -> set[str]:
     if isinstance(e, Var):
         return {e.name}
-    if isinstance(e, BinOp):
-        return _expr_vars(e.left) | _expr_vars(e.right)
+    if isinstance(e, Sum):
+        return set().union(*(_expr_vars(t) for _, t in e.terms))
+    if isinstance(e, Scale):
+        return _expr_vars(e.inner)
+    if isinstance(e, Call):
+        return set().union(*(_expr_vars(a) for a in e.args))
     return set()
 
 
