@@ -265,6 +265,10 @@ class _Resolver:
 
     def expr(self, e: Expr, p: Premise, bound: dict[str, int]) -> Expr | None:
         if isinstance(e, Var):
+            if e.name not in bound and e.name in self.heads:
+                self.issue(f"{e.name} is a predicate (true or false) and has no value to "
+                           "compare", p.line, "type")
+                return None
             if e.name not in bound:
                 self.issue(f"variable {e.name} is not bound by a positive fact(X) or Param(..., X) "
                            "premise (unsafe variable)", p.line, "unsafe-variable")
