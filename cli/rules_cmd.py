@@ -274,7 +274,7 @@ def facts_cmd(library: LibraryOpt = LIBRARY_ROOT) -> None:
                 typer.echo(f"  - {value}: {spec.value_meanings.get(value, '')}")
         for d in spec.derived:
             how = (f"days between {d.days_between[0]} and {d.days_between[1]}" if d.days_between
-                   else f"{d.value} when " + ", ".join(f"{n} = {v}" for n, v in d.when))
+                   else f"{d.value} when {d.conditions()}")
             typer.echo(f"  derived: {how}")
         if spec.assume is not None:
             typer.echo(f"  assumed {spec.assume} when not stated (closed world)")

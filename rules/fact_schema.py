@@ -67,7 +67,29 @@ class Derivation:
 
     days_between: tuple[str, str] | None = None  # (earlier, later)
     value: Any = None
-    when: tuple[tuple[str, Any], ...] = ()
+    when: tuple[tuple[str, Any], ...] = ()  # (fact, value) or (fact, Bound)
+
+    def conditions(self) -> str:
+        return " and ".join(f"{n} {v}" if isinstance(v, Bound) else f"{n} = {_shown(v)}"
+                            for n, v in self.when)
+
+
+BOUND_WORDS = {"less_than": "<", "at_most": "<=", "more_than": ">", "at_least": ">="}
+
+
+@dataclass(frozen=True, slots=True)
+class Bound:
+    """A condition on a number in a derivation: `when = { creditor_count = { less_than = 12 } }`."""
+
+    op: str  # one of BOUND_WORDS
+    limit: Any
+
+    def __str__(self) -> str:
+        return f"{BOUND_WORDS[self.op]} {_shown(self.limit)}"
+
+    def holds(self, value: Any) -> bool:
+        return {"less_than": value < self.limit, "at_most": value <= self.limit,
+                "more_than": value > self.limit, "at_least": value >= self.limit}[self.op]
 
 
 @dataclass(frozen=True, slots=True)
@@ -208,6 +230,10 @@ def _spec_problem(name: str, body: Any) -> str | None:
                                                        and isinstance(derived.get("when"), dict)))):
             return ("field derived: write days_between = [EARLIER, LATER] or "
                     "value = V, when = { FACT = VALUE } (or a list of them)")
+        for fact, cond in (derived.get("when") or {}).items():
+            if isinstance(cond, dict) and (len(cond) != 1 or set(cond) - set(BOUND_WORDS)):
+                return (f"field derived.when.{fact}: a bound is one of "
+                        f"{{ {' | '.join(f'{w} = N' for w in BOUND_WORDS)} }}")
     return None
 
 
@@ -254,7 +280,9 @@ def _spec(name: str, body: dict[str, Any], file: str, line: int | None) -> FactS
     ftype = FactType(body["type"])
     values = body.get("values") or {}
     deriv = tuple(Derivation(days_between=tuple(d["days_between"])) if "days_between" in d
-                  else Derivation(value=d["value"], when=tuple(d["when"].items()))
+                  else Derivation(value=d["value"], when=tuple(
+                      (k, Bound(*next(iter(v.items()))) if isinstance(v, dict) else v)
+                      for k, v in d["when"].items()))
                   for d in _derivations(body))
     return FactSpec(name, ftype, " ".join(body["meaning"].split()), tuple(values),
                     body.get("unit", _DEFAULT_UNIT.get(ftype)), body.get("source", ""),
@@ -300,7 +328,13 @@ def _derivation_problem(spec: FactSpec, facts: Mapping[str, FactSpec]) -> str | 
                 for other, value in d.when:
                     if other not in facts:
                         return f"derived.when: unknown fact {other}"
-                    coerce(facts[other], value)
+                    if isinstance(value, Bound):
+                        if value.op not in BOUND_WORDS or not facts[other].type.numeric:
+                            return (f"derived.when.{other}: a bound is one of "
+                                    f"{', '.join(BOUND_WORDS)} on a number")
+                        coerce(facts[other], value.limit)
+                    else:
+                        coerce(facts[other], value)
             except ValueError as exc:
                 return f"derived: {exc}"
     if spec.assume is not None:
@@ -446,11 +480,12 @@ def validate_facts(raw: Mapping[str, Any] | FactSet, vocabulary: Vocabulary, *,
             for d in spec.derived:
                 if d.days_between is not None or spec.name in known:
                     continue
-                if all(name in known and known[name] == coerce(vocabulary[name], v)
+                if all(name in known and (v.holds(known[name]) if isinstance(v, Bound) else
+                                          known[name] == coerce(vocabulary[name], v))
                        for name, v in d.when):
                     known[spec.name] = coerce(spec, d.value)  # type: ignore[assignment]
-                    cond = " and ".join(f"{n} = {_shown(v)}" for n, v in d.when)
-                    derived[spec.name] = f"{spec.name} = {_shown(d.value)}, since {cond}"
+                    derived[spec.name] = (f"{spec.name} = {_shown(d.value)}, since "
+                                          f"{d.conditions()}")
     for spec in vocabulary.values():
         if spec.assume is not None and spec.name not in known:
             known[spec.name] = coerce(spec, spec.assume)  # type: ignore[assignment]
