@@ -25,7 +25,7 @@ from typing import Any
 from structfirst.rules import parameters as P
 from structfirst.rules.fact_schema import Vocabulary, fact_files, read_fact_files
 from structfirst.rules.rule_syntax import FailedRule, Issue, RuleDecl, parse_file
-from structfirst.rules.semantics import RClause, resolve_rule
+from structfirst.rules.semantics import RClause, head_kinds, resolve_rule
 
 LIBRARY_ROOT = Path(__file__).resolve().parent / "library"
 TITLE11_FACTS = LIBRARY_ROOT / "us" / "usc" / "t11" / "facts.toml"  # used by test libraries
@@ -222,7 +222,10 @@ def _resolve_all(decls: Sequence[RuleDecl], units: dict[str, str], vocabulary: V
 
     A dropped rule's first error is the root cause: the rules left out because they use it
     are named in that one message (and recorded in `failed`), not reported one by one."""
-    heads = {d.head for d in decls if d.head} | {f.head for f in failed.values() if f.head}
+    heads = head_kinds(decls, vocabulary)
+    for f in failed.values():
+        if f.head:
+            heads.setdefault(f.head, None)
     resolved: dict[int, Rule] = {}
     for i, decl in enumerate(decls):
         res = resolve_rule(decl, heads, units, vocabulary)

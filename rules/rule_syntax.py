@@ -191,7 +191,35 @@ class Call:
         return f"{self.func}({', '.join(map(str, self.args))})"
 
 
-Expr = Var | Num | DateLit | Name | FactRef | Sym | ParamRef | Sum | Scale | Span | Call
+@dataclass(frozen=True, slots=True)
+class Agg:
+    """`sum(payment_amount(P) : InsiderPayment(P))`, `count(P : payment(P))`: a value over the
+    entities P for which the condition holds."""
+
+    func: str  # "sum" | "count" | "min" | "max"
+    term: Expr
+    var: str
+    cond: Atom
+
+    def __str__(self) -> str:
+        return f"{self.func}({self.term} : {self.cond})"
+
+
+@dataclass(frozen=True, slots=True)
+class AttrRef:
+    """`payment_amount(P)`: the value of an attribute of the entity bound to P (resolved)."""
+
+    fact: str
+    var: str
+
+    def __str__(self) -> str:
+        return f"{self.fact}({self.var})"
+
+
+AGGREGATES = ("sum", "count", "min", "max")
+
+Expr = (Var | Num | DateLit | Name | FactRef | Sym | ParamRef | Sum | Scale | Span | Call | Agg
+        | AttrRef)
 
 
 @dataclass(frozen=True, slots=True)
@@ -251,6 +279,7 @@ class Clause:
     head: str
     premises: tuple[Premise, ...]
     line: int
+    args: tuple[str, ...] = ()  # the head's variable (an entity), if any
 
 
 @dataclass
@@ -321,7 +350,7 @@ _TOKEN = re.compile(
   | (?P<money>\$\s?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?)
   | (?P<number>\d+(?:\.\d+)?)(?![\w])
   | (?P<ident>[A-Za-z_][A-Za-z0-9_]*)
-  | (?P<op><=|>=|==|!=|:-|[<>&~(),+\-*=|@])
+  | (?P<op><=|>=|==|!=|:-|[<>&~(),+\-*=|@:])
     """,
     re.VERBOSE,
 )
@@ -451,8 +480,14 @@ class _Clauses:
             raise _err(head.line, head.col,
                        f"rule heads are capitalized ({head.text!r} looks like a fact name)")
         nxt = self.peek()
+        args: tuple[str, ...] = ()
         if nxt is not None and nxt.text == "(":
-            raise _err(nxt.line, nxt.col, "rule heads take no arguments in this version")
+            self.i += 1
+            var, close = self.next(), self.next()
+            if var.kind != "ident" or not var.text[0].isupper() or close.text != ")":
+                raise _err(nxt.line, nxt.col, "a rule head takes at most one argument, a "
+                                              "variable for an entity: Head(P) <= payment(P) & ...")
+            args = (var.text,)
         arrow = self.next()
         if arrow.text not in ("<=", ":-"):
             raise _err(arrow.line, arrow.col, f"expected '<=' after the head, found {arrow.text!r}")
@@ -465,7 +500,7 @@ class _Clauses:
             if tok.text != "&":
                 raise _err(tok.line, tok.col, f"expected '&' between premises, found {tok.text!r}")
             premises.append(self.premise())
-        return Clause(head.text, tuple(premises), head.line)
+        return Clause(head.text, tuple(premises), head.line, args)
 
     def premise(self) -> Premise:
         start = self.peek()
@@ -593,6 +628,10 @@ class _Clauses:
                 else:
                     while True:
                         arg = self.expr()
+                        sep = self.peek()
+                        if tok.text in AGGREGATES and not args and sep is not None \
+                                and sep.text == ":":
+                            return self.aggregate(tok, arg)
                         if isinstance(arg, Atom):
                             if arg.pred == "param" and len(arg.args) == 1:
                                 arg = ParamRef(str(arg.args[0]))
@@ -628,6 +667,19 @@ class _Clauses:
             self.depth -= 1
             return inner
         raise _err(tok.line, tok.col, f"unexpected {tok.text!r}")
+
+    def aggregate(self, tok: Tok, term: Expr | Atom) -> Agg:
+        """The rest of `func(TERM : Cond(P))` after TERM."""
+        self.expect(":")
+        cond = self.term()
+        self.expect(")")
+        if not (isinstance(cond, Atom) and len(cond.args) == 1 and isinstance(cond.args[0], Var)):
+            raise _err(tok.line, tok.col, f"{tok.text}(... : Cond(P)): the condition is one "
+                                          "predicate or entity of one variable, e.g. "
+                                          f"{tok.text}(payment_amount(P) : InsiderPayment(P))")
+        var = cond.args[0].name
+        value = _value(term)
+        return Agg(tok.text, value, var, cond)
 
     def span(self, num: Num, tok: Tok) -> Span:
         unit = self.next()
@@ -764,14 +816,14 @@ def parse_rules(text: str, path: str | Path = "<string>") -> RuleFile:
         flush_clause()
         if broken:
             continue
-        if re.match(r"^\s*[A-Za-z_]\w*\s*\([^)]*\)\s*(<=|:-)", code):
+        if re.match(r"^\s*[A-Za-z_]\w*\s*\((?!\s*[A-Z]\w*\s*\))[^)]*\)\s*(<=|:-)", code):
             out.issues.append(Issue(
-                "error", "syntax", f"rule heads take no arguments: write "
-                f"'{word.split('(')[0]} <= ...' (a rule defines one true/false predicate of the "
-                "case)", path, n, current.id))
+                "error", "syntax", f"a rule head takes at most one argument, a variable for an "
+                f"entity: write '{word.split('(')[0]} <= ...' or "
+                f"'{word.split('(')[0]}(P) <= payment(P) & ...'", path, n, current.id))
             broken = True
             continue
-        if not re.match(r"^\s*[A-Za-z_]\w*\s*(<=|:-)", code):
+        if not re.match(r"^\s*[A-Za-z_]\w*\s*(?:\(\s*[A-Z]\w*\s*\)\s*)?(<=|:-)", code):
             out.issues.append(Issue(
                 "error", "syntax",
                 f"expected a directive ({', '.join(sorted(_DIRECTIVES))}) or a clause "
@@ -842,6 +894,9 @@ def _check_decl(rule: RuleDecl) -> list[tuple[str, int]]:
     if not rule.clauses:
         problems.append(("no clauses: write 'Head <= ...' (or 'Head <= false')", rule.line))
     heads = {c.head for c in rule.clauses}
+    if len({len(c.args) for c in rule.clauses}) > 1:
+        problems.append((f"the clauses of {rule.head} differ in their arguments: all take an "
+                         "entity variable or none does", rule.clauses[-1].line))
     if len(heads) > 1:
         problems.append((f"one rule defines one predicate, found {', '.join(sorted(heads))}",
                          rule.clauses[1].line))

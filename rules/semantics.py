@@ -23,7 +23,9 @@ from structfirst.rules.fact_schema import FactType, Vocabulary
 from structfirst.rules.functions import FUNCTIONS
 from structfirst.rules.rule_syntax import (
     NEGATED_OP,
+    Agg,
     Atom,
+    AttrRef,
     Call,
     Compare,
     DateLit,
@@ -49,6 +51,33 @@ from structfirst.rules.rule_syntax import (
 class RPred:
     pred: str
     negated: bool = False
+    arg: str | None = None  # the entity variable of a predicate of entities
+
+
+@dataclass(frozen=True, slots=True)
+class REntity:
+    """`payment(P)`: P ranges over the listed entities of a kind."""
+
+    kind: str
+    var: str
+
+
+@dataclass(frozen=True, slots=True)
+class RAttr:
+    """`payment_to_insider(P)`: a true/false attribute of the entity P."""
+
+    fact: str
+    var: str
+    negated: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class RRef:
+    """`payment_payee(P, C)`: the entity P's attribute names the entity C (a join)."""
+
+    fact: str
+    var: str
+    target: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,7 +110,7 @@ class RTruth:
     value: bool
 
 
-Resolved = RPred | RBool | RBind | RParam | RCompare | RTruth
+Resolved = RPred | RBool | RBind | RParam | RCompare | RTruth | REntity | RAttr | RRef
 
 
 @dataclass(frozen=True, slots=True)
@@ -100,6 +129,8 @@ class RClause:
     head: str
     premises: tuple[RPremise, ...]
     line: int
+    arg: str | None = None  # the head's entity variable
+    kind: str | None = None  # the kind of entity it ranges over
 
     @property
     def never(self) -> bool:
@@ -125,11 +156,13 @@ def _near(name: str, pool: Iterable[str]) -> str:
 
 
 class _Resolver:
-    def __init__(self, decl: RuleDecl, heads: Iterable[str], params: Mapping[str, str],
-                 vocabulary: Vocabulary) -> None:
+    def __init__(self, decl: RuleDecl, heads: Mapping[str, str | None],
+                 params: Mapping[str, str], vocabulary: Vocabulary) -> None:
         self.decl = decl
         self.vocab = vocabulary
-        self.heads = set(heads)
+        self.heads = dict(heads)  # predicate -> the kind of entity it takes, or None
+        self.ent_vars: dict[str, str] = {}  # entity variable -> kind (in the current clause)
+        self.head_arg: str | None = None
         self.params = dict(params)  # name -> unit
         self.out = Resolution()
         self.var_types: dict[str, object] = {}
@@ -143,10 +176,19 @@ class _Resolver:
         for clause in self.decl.clauses:
             self.var_types = {}
             bound: dict[str, int] = {}
+            self.ent_vars = entity_vars(clause.premises, self.heads, self.vocab)
+            self.head_arg = clause.args[0] if clause.args else None
+            kind = self.ent_vars.get(self.head_arg) if self.head_arg else None
+            if self.head_arg and kind is None:
+                self.issue(f"the head's variable {self.head_arg} must range over an entity: "
+                           f"add a premise such as payment({self.head_arg})", clause.line,
+                           "unsafe-variable")
+                continue
             # first pass: bindings
             for p in clause.premises:
                 lit = p.literal
                 if (isinstance(lit, Atom) and len(lit.args) == 1 and lit.pred in self.vocab
+                        and self.vocab[lit.pred].of is None
                         and isinstance(lit.args[0], Var)):
                     spec = self.vocab[lit.pred]
                     if spec.type is FactType.BOOL:
@@ -169,7 +211,8 @@ class _Resolver:
                 if var not in used:
                     self.issue(f"variable {var} is bound but never used", line, "unused-variable",
                                "warning")
-            self.out.clauses.append(RClause(clause.head, tuple(premises), clause.line))
+            self.out.clauses.append(RClause(clause.head, tuple(premises), clause.line,
+                                            self.head_arg, kind))
         return self.out
 
     def _bind(self, var: str, typ: object, p: Premise, bound: dict[str, int]) -> None:
@@ -195,6 +238,9 @@ class _Resolver:
             return RCompare(op, left, right)
         assert isinstance(lit, Atom)
         name, args = lit.pred, lit.args
+        entity = self.entity_premise(name, args, negated, p)
+        if entity is not False:
+            return entity
         if name == "Within":
             if len(args) != 2:
                 self.issue("Within takes two arguments: Within(days, N)", p.line)
@@ -222,6 +268,10 @@ class _Resolver:
         if name[0].isupper():
             if args:
                 self.issue(f"{name} is a rule predicate and takes no arguments", p.line)
+                return None
+            if self.heads.get(name) is not None:
+                self.issue(f"{name} is a predicate of each {self.heads[name]}: write "
+                           f"{name}(P) with P a {self.heads[name]}", p.line, "type")
                 return None
             if name not in self.heads:
                 self.issue(f"unknown predicate {name}{_near(name, self.heads)}", p.line,
@@ -262,6 +312,70 @@ class _Resolver:
         left = FactRef(name)
         self.check_compare(op, left, right, p)
         return RCompare(op, left, right)
+
+    def entity_premise(self, name: str, args: tuple[Expr, ...], negated: bool,
+                       p: Premise) -> Resolved | None | bool:
+        """An entity, attribute or entity-predicate premise; False when `name` is none."""
+        spec = self.vocab.get(name)
+        is_entity = name in self.vocab.entities
+        is_attr = spec is not None and spec.of is not None
+        is_epred = name[0].isupper() and self.heads.get(name) is not None and bool(args)
+        if not (is_entity or is_attr or is_epred):
+            return False
+        vars_ = [a.name for a in args if isinstance(a, Var)]
+        if is_entity:
+            if len(args) != 1 or len(vars_) != 1:
+                self.issue(f"{name}(P): an entity takes one variable", p.line)
+                return None
+            if negated:
+                self.issue(f"~{name}({vars_[0]}) leaves {vars_[0]} unbound (unsafe negation)",
+                           p.line, "unsafe-variable")
+                return None
+            return REntity(name, vars_[0])
+        if is_epred:
+            kind = self.heads[name]
+            if len(args) != 1 or len(vars_) != 1 or self.ent_vars.get(vars_[0]) != kind:
+                self.issue(f"{name} takes one {kind}: {name}(P) with P a {kind} (e.g. "
+                           f"{kind}(P))", p.line, "type")
+                return None
+            if negated and vars_[0] != self.head_arg and vars_[0] not in self.ref_targets():
+                self.issue(f"~{name}({vars_[0]}) leaves {vars_[0]} unbound (unsafe negation)",
+                           p.line, "unsafe-variable")
+                return None
+            self.out.preds.add(name)
+            return RPred(name, negated, vars_[0])
+        assert spec is not None and spec.of is not None
+        if spec.type is FactType.ENTITY and len(args) == 2 and len(vars_) == 2:
+            if negated:
+                self.issue(f"~{name}(...) cannot be negated (it binds {vars_[1]})", p.line,
+                           "unsafe-variable")
+                return None
+            if self.ent_vars.get(vars_[0]) != spec.of:
+                self.issue(f"{name}({vars_[0]}, ...): {vars_[0]} must be a {spec.of}", p.line,
+                           "type")
+                return None
+            self.out.facts.add(name)
+            return RRef(name, vars_[0], vars_[1])
+        if spec.type is FactType.BOOL and len(args) == 1 and len(vars_) == 1:
+            if self.ent_vars.get(vars_[0]) != spec.of or vars_[0] != self.head_arg:
+                self.issue(f"{name}({vars_[0]}): {vars_[0]} must be the {spec.of} of the "
+                           "rule's head", p.line, "type")
+                return None
+            self.out.facts.add(name)
+            return RAttr(name, vars_[0], negated)
+        shape = (f"{name}(P, C)" if spec.type is FactType.ENTITY else f"{name}(P)"
+                 if spec.type is FactType.BOOL else f"{name}(P) in a comparison, e.g. "
+                 f"{name}(P) > ...")
+        self.issue(f"{name} is an attribute of each {spec.of}: write {shape}", p.line, "type")
+        return None
+
+    def ref_targets(self) -> set[str]:
+        return {a.args[1].name for a in self._clause_atoms()
+                if len(a.args) == 2 and isinstance(a.args[1], Var)}
+
+    def _clause_atoms(self) -> list[Atom]:
+        return [p.literal for c in self.decl.clauses for p in c.premises
+                if isinstance(p.literal, Atom)]
 
     def expr(self, e: Expr, p: Premise, bound: dict[str, int]) -> Expr | None:
         if isinstance(e, Var):
@@ -313,9 +427,58 @@ class _Resolver:
                            p.line, "type")
                 return None
             return Scale(e.factor, inner)
+        if isinstance(e, Call) and e.func in self.vocab and self.vocab[e.func].of is not None:
+            return self.attr_ref(e, p)
         if isinstance(e, Call):
             return self.call(e, p, bound)
+        if isinstance(e, Agg):
+            return self.aggregate(e, p, bound)
         return e
+
+    def attr_ref(self, e: Call, p: Premise) -> Expr | None:
+        spec = self.vocab[e.func]
+        var = e.args[0].name if len(e.args) == 1 and isinstance(e.args[0], Var) else None
+        if var is None or self.ent_vars.get(var) != spec.of:
+            self.issue(f"{e.func}(P) takes one {spec.of} variable", p.line, "type")
+            return None
+        if var != self.head_arg and var not in self.agg_vars:
+            self.issue(f"{e}: only the attributes of the head's {spec.of} can be compared here; "
+                       f"outside an entity rule use sum/count/min/max over {spec.of}s",
+                       p.line, "unsafe-variable")
+            return None
+        self.out.facts.add(e.func)
+        return AttrRef(e.func, var)
+
+    agg_vars: frozenset[str] = frozenset()
+
+    def aggregate(self, e: Agg, p: Premise, bound: dict[str, int]) -> Expr | None:
+        name = e.cond.pred
+        kind = name if name in self.vocab.entities else self.heads.get(name)
+        if kind is None:
+            self.issue(f"{e.func}(... : {e.cond}): {name} is neither an entity nor a predicate "
+                       "of entities", p.line, "unknown-predicate")
+            return None
+        if name[0].isupper():
+            self.out.preds.add(name)
+        outer, outer_vars = dict(self.ent_vars), self.agg_vars
+        self.ent_vars[e.var] = kind
+        self.agg_vars = outer_vars | {e.var}
+        try:
+            if e.func == "count" and isinstance(e.term, Var):
+                term: Expr | None = e.term
+                if e.term.name != e.var:
+                    self.issue(f"count({e.term.name} : ...) counts {e.var}", p.line)
+                    term = None
+            else:
+                term = self.expr(e.term, p, bound)
+                if term is not None and not _numeric(self.type_of(term)) \
+                        and self.type_of(term) is not FactType.DATE:
+                    self.issue(f"{e.func} of {term}: {_word(self.type_of(term))} is not a number",
+                               p.line, "type")
+                    term = None
+        finally:
+            self.ent_vars, self.agg_vars = outer, outer_vars
+        return None if term is None else Agg(e.func, term, e.var, e.cond)
 
     def call(self, e: Call, p: Premise, bound: dict[str, int]) -> Expr | None:
         fn = FUNCTIONS.get(e.func)
@@ -405,6 +568,11 @@ def expr_type(e: Expr, vocab: Vocabulary, params: Mapping[str, str],
         return var_types.get(e.name, "number")
     if isinstance(e, Span):
         return FactType.DURATION if e.unit == "days" else f"span:{e.unit}"
+    if isinstance(e, AttrRef):
+        return vocab[e.fact].type
+    if isinstance(e, Agg):
+        return FactType.COUNT if e.func == "count" else expr_type(e.term, vocab, params,
+                                                                     var_types)
     if isinstance(e, Scale):
         return expr_type(e.inner, vocab, params, var_types)
     if isinstance(e, Sum | Call) and not (isinstance(e, Call) and FUNCTIONS[e.func].args):
@@ -489,8 +657,50 @@ def _expr_vars(e: Expr) -> set[str]:
     return set()
 
 
-def resolve_rule(decl: RuleDecl, heads: Iterable[str], params: Mapping[str, str],
-                 vocabulary: Vocabulary) -> Resolution:
-    """Resolve `decl` against the predicates defined in the library (`heads`), the
-    parameters (name -> unit) and the declared facts; errors are returned as issues."""
+def entity_vars(premises: Iterable[Premise], heads: Mapping[str, str | None],
+                vocabulary: Vocabulary) -> dict[str, str]:
+    """The entity variables of a clause and their kinds: from `payment(P)`, from entity
+    references `payment_payee(P, C)` and from predicates of entities `Insider(C)`."""
+    out: dict[str, str] = {}
+    for p in premises:
+        lit = p.literal.inner if isinstance(p.literal, Not) else p.literal
+        if not isinstance(lit, Atom) or not lit.args or not isinstance(lit.args[-1], Var):
+            continue
+        name, last = lit.pred, lit.args[-1].name
+        spec = vocabulary.get(name)
+        if name in vocabulary.entities and len(lit.args) == 1:
+            out.setdefault(last, name)
+        elif spec is not None and spec.refers_to and len(lit.args) == 2:
+            out.setdefault(last, spec.refers_to)
+            if isinstance(lit.args[0], Var) and spec.of:
+                out.setdefault(lit.args[0].name, spec.of)
+        elif heads.get(name) and len(lit.args) == 1:
+            out.setdefault(last, heads[name])  # type: ignore[arg-type]
+    return out
+
+
+def head_kinds(decls: Iterable[RuleDecl], vocabulary: Vocabulary) -> dict[str, str | None]:
+    """Each predicate's kind of entity (None for a predicate of the case), read from the
+    entity premises of its first clause with an argument."""
+    out: dict[str, str | None] = {}
+    for d in decls:
+        for c in d.clauses:
+            if not c.args:
+                out.setdefault(c.head, None)
+                continue
+            kinds = entity_vars(c.premises, {}, vocabulary)
+            if c.args[0] in kinds:
+                out[c.head] = kinds[c.args[0]]
+                break
+            out.setdefault(c.head, "?")
+    return out
+
+
+def resolve_rule(decl: RuleDecl, heads: Mapping[str, str | None] | Iterable[str],
+                 params: Mapping[str, str], vocabulary: Vocabulary) -> Resolution:
+    """Resolve `decl` against the predicates defined in the library (`heads`: predicate ->
+    its kind of entity or None), the parameters (name -> unit) and the declared facts; errors
+    are returned as issues."""
+    if not isinstance(heads, Mapping):
+        heads = dict.fromkeys(heads)
     return _Resolver(decl, heads, params, vocabulary).run()

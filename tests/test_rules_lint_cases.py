@@ -81,11 +81,15 @@ def test_one_typo_is_one_root_cause_error(tmp_path: Path, pristine: Path) -> Non
                for m in messages)
 
 
-def test_head_arguments_have_their_own_message(tmp_path: Path, pristine: Path) -> None:
+def test_head_arguments_have_their_own_messages(tmp_path: Path, pristine: Path) -> None:
     path, errors, line = _broken(tmp_path, pristine, "  ExceptedSmallTransfer <=\n",
+                                 "  ExceptedSmallTransfer(creditor, 2) <=\n")
+    _one(errors, path, line, "syntax", "a rule head takes at most one argument, a variable for "
+                                       "an entity: write 'ExceptedSmallTransfer <= ...'")
+    path, errors, line = _broken(tmp_path / "v", pristine, "  ExceptedSmallTransfer <=\n",
                                  "  ExceptedSmallTransfer(Creditor) <=\n")
-    _one(errors, path, line, "syntax", "rule heads take no arguments: write "
-                                       "'ExceptedSmallTransfer <= ...'")
+    _one(errors, path, line, "unsafe-variable", "the head's variable Creditor must range over "
+                                                "an entity")
 
 
 def test_a_calendar_span_compared_with_days(tmp_path: Path, pristine: Path) -> None:
