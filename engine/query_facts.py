@@ -182,6 +182,8 @@ class FactReader:
         choices, after, before, counts, keywords = [], [], [], [], []
         default_duration, date_roles, derived = None, {}, []
         for spec in self.vocabulary.values():
+            if spec.of is not None:  # an attribute of listed entities, not a fact of the case
+                continue
             st = spec.stated
             if spec.days_between is not None:
                 derived.append(spec)
@@ -199,7 +201,7 @@ class FactReader:
                 after += [(spec, expand_pattern(p)) for p in st.get("after", ())]
                 before += [(spec, re.compile("(?:" + expand_pattern(p) + r")\s*(?=\$|USD|\d)",
                                              re.I)) for p in st.get("before", ())]
-            elif spec.type is FactType.COUNT:
+            elif spec.type is FactType.COUNT and st.get("patterns"):
                 rx = _wrx("|".join(expand_pattern(p).replace("(?P<n>", f"(?P<n{i}>")
                                    for i, p in enumerate(st.get("patterns", ()))))
                 counts.append((spec, rx, tuple(h.lower() for h in st.get("hints", ()))))

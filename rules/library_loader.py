@@ -238,9 +238,15 @@ def _resolve_all(decls: Sequence[RuleDecl], units: dict[str, str], vocabulary: V
                            frozenset(res.preds))
     # cycles among predicates make the program non-stratified: reject the rules on a cycle
     graph: dict[str, set[str]] = {}
+    negative: set[tuple[str, str]] = set()
     for r in resolved.values():
         graph.setdefault(r.head, set()).update(r.preds)
-    cyclic = _on_cycles(graph)
+        negative |= {(r.head, p.resolved.pred) for c in r.clauses for p in c.premises
+                     if getattr(p.resolved, "negated", False) and hasattr(p.resolved, "pred")}
+    # recursion among predicates of entities is evaluated by pyDatalog (a positive cycle is
+    # fine); a cycle through a predicate of the case or through negation is refused
+    cyclic = {h for h in _on_cycles(graph)
+              if heads.get(h) is None or any((h, d) in negative for d in graph.get(h, ()))}
     for i, r in list(resolved.items()):
         if r.head in cyclic:
             issue = Issue("error", "cycle", f"{r.head} depends on itself "

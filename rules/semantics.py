@@ -277,6 +277,11 @@ class _Resolver:
                 self.issue(f"unknown predicate {name}{_near(name, self.heads)}", p.line,
                            "unknown-predicate")
                 return None
+            if self.head_arg is not None:
+                self.issue(f"{name} is a predicate of the case; a rule of entities uses the "
+                           "entity's attributes, the case's facts and predicates of entities",
+                           p.line, "type")
+                return None
             self.out.preds.add(name)
             return RPred(name, negated)
         spec = self.vocab.get(name)
