@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import os
 import threading
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -28,6 +29,17 @@ from structfirst.rules.rule_syntax import FailedRule, Issue, RuleDecl, parse_fil
 from structfirst.rules.semantics import RClause, head_kinds, resolve_rule
 
 LIBRARY_ROOT = Path(__file__).resolve().parent / "library"
+LIBRARY_ENV = "STRUCTFIRST_RULE_LIBRARY"  # another library for the engine (`ask`) to use
+
+
+def library_root() -> Path:
+    """The library the engine and the query parser use: the directory named by
+    $STRUCTFIRST_RULE_LIBRARY, else the packaged one. A missing directory is an error."""
+    env = os.environ.get(LIBRARY_ENV)
+    root = Path(env) if env else LIBRARY_ROOT
+    if not root.is_dir():
+        raise ValueError(f"${LIBRARY_ENV}: rule library not found at {root}")
+    return root
 TITLE11_FACTS = LIBRARY_ROOT / "us" / "usc" / "t11" / "facts.toml"  # used by test libraries
 
 
@@ -311,16 +323,17 @@ _DEFAULT_LOCK = threading.Lock()
 
 
 def default_vocabulary() -> Vocabulary:
-    """The facts declared in the packaged library (read once per process; no rules, no
-    thresholds): what the query parser extracts. A bad declaration raises ValueError."""
+    """The facts declared in the library (`library_root()`, read once per process; no rules,
+    no thresholds): what the query parser extracts. A bad declaration raises ValueError."""
+    root = library_root()
     with _DEFAULT_LOCK:
-        if "vocabulary" not in _VOCABULARY:
-            vocabulary, issues = read_fact_files(fact_files(LIBRARY_ROOT))
+        if str(root) not in _VOCABULARY:
+            vocabulary, issues = read_fact_files(fact_files(root))
             errors = [i for i in issues if i.severity == "error"]
             if errors:
                 raise ValueError("; ".join(str(i) for i in errors))
-            _VOCABULARY["vocabulary"] = vocabulary
-        return _VOCABULARY["vocabulary"]
+            _VOCABULARY[str(root)] = vocabulary
+        return _VOCABULARY[str(root)]
 
 
 _VOCABULARY: dict[str, Vocabulary] = {}
@@ -333,9 +346,10 @@ def library_rule_ids(root: Path = LIBRARY_ROOT) -> frozenset[str]:
 
 
 def default_library(index: Path | str | None = None) -> Library:
-    """The packaged library, loaded once per process (per index)."""
-    key = (str(LIBRARY_ROOT), None if index is None else str(index))
+    """The library (`library_root()`), loaded once per process (per index)."""
+    root = library_root()
+    key = (str(root), None if index is None else str(index))
     with _DEFAULT_LOCK:
         if key not in _DEFAULT:
-            _DEFAULT[key] = load_library(LIBRARY_ROOT, index=index)
+            _DEFAULT[key] = load_library(root, index=index)
         return _DEFAULT[key]

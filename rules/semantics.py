@@ -527,14 +527,14 @@ class _Resolver:
             if t == "symbol":
                 assert isinstance(side, Sym)
                 ot = self.type_of(other)
-                if ot is FactType.ENUM and isinstance(other, FactRef):
-                    values = self.vocab[other.name].values
+                if ot is FactType.ENUM and isinstance(other, FactRef | AttrRef):
+                    fact = other.name if isinstance(other, FactRef) else other.fact
+                    values = self.vocab[fact].values
                     if side.value not in values:
-                        self.issue(f"{side.value!r} is not a value of {other.name} "
+                        self.issue(f"{side.value!r} is not a value of {fact} "
                                    f"(one of {', '.join(values)})", p.line, "type")
                     elif op not in ("==", "!="):
-                        self.issue(f"{other.name} can only be compared with == or !=", p.line,
-                                   "type")
+                        self.issue(f"{fact} can only be compared with == or !=", p.line, "type")
                     return
                 self.issue(f"unknown name {side.value}"
                            f"{_near(side.value, self.vocab.names())}", p.line, "unknown-predicate")
