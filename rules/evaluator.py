@@ -454,6 +454,12 @@ class _Call:
     # the entity phase's per-entity clause values and references, for the resolvers
     entity_tables: tuple[Mapping[str, Any], ...] = ({}, {}, {}, {})
 
+    @property
+    def active_key(self) -> tuple[str, ...]:
+        """The rule versions in force, as a cache key."""
+        key = getattr(self.active, "key", None)
+        return key if key is not None else tuple(sorted(r.key for r in self.active.values()))
+
     def listed(self, kind: str) -> tuple[Entity, ...]:
         return tuple(self.facts.entities.get(kind, ()))
 
@@ -705,7 +711,7 @@ def _constant(e: Expr, param_vars: Mapping[str, str]) -> Any:
 
 
 def _polarity(head: str, call: _Call) -> _Polarity:
-    key = ("polarity", head, tuple(sorted(r.key for r in call.active.values())))
+    key = ("polarity", head, call.active_key)
     cache = call.library.cache
     got = cache.get(key)
     if got is not None:
@@ -973,9 +979,14 @@ def _trace(head: str, call: _Call, traces: dict[str, _HeadTrace]) -> _HeadTrace 
 
 
 def _uses_aggregates(heads: Iterable[str], call: _Call) -> bool:
-    return any(_aggregates(p.resolved.left) or _aggregates(p.resolved.right)
-               for h in heads if h in call.active for c in call.active[h].clauses
-               for p in c.premises if isinstance(p.resolved, RCompare))
+    key = ("aggregates", frozenset(heads), call.active_key)
+    got = call.library.cache.get(key)
+    if got is None:
+        got = call.library.cache[key] = any(
+            _aggregates(p.resolved.left) or _aggregates(p.resolved.right)
+            for h in heads if h in call.active for c in call.active[h].clauses
+            for p in c.premises if isinstance(p.resolved, RCompare))
+    return got
 
 
 def _aggregates(e: Expr) -> list[Agg]:
@@ -1071,16 +1082,23 @@ def _cone(heads: Iterable[str], active: Mapping[str, Rule], library: Library) ->
     return got
 
 
+class _Active(dict[str, Rule]):
+    """The version in force of each predicate on a day, with the set's key."""
+
+    key: tuple[str, ...] = ()
+
+
 def _active(library: Library, day: date) -> dict[str, Rule]:
     key = ("active", day)
     got = library.cache.get(key)
     if got is None:
-        got = {}
+        got = _Active()
         for head, versions in library.by_head.items():
             for r in versions:
                 if r.in_force(day):
                     got[head] = r
                     break
+        got.key = tuple(sorted(r.key for r in got.values()))
         if len(library.cache) < 10_000:
             library.cache[key] = got
     return got
