@@ -38,7 +38,7 @@ import operator
 import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import date
+from datetime import date, timedelta
 from decimal import Decimal
 from typing import Any
 
@@ -775,14 +775,36 @@ def _compare_polarity(r: RCompare, sign: int, bound: Mapping[str, str],
                     pol.opaque.add(f)
         return
     direction = -1 if r.op in ("<", "<=") else 1  # how the left side moves the truth
-    for side, d, other in ((left, direction, r.right), (right, -direction, r.left)):
+    for side, d, other, expr in ((left, direction, r.right, r.left),
+                                 (right, -direction, r.left, r.right)):
         for f, coef in side:
             pol.signs.setdefault(f, set()).add(sign * d * coef)
             c = _constant(other, pvars)
             if single and c is not None:
                 pol.points.setdefault(f, set()).add(c)
+            elif expr == FactRef(f) and f not in _expr_facts(other) and not _expr_vars(other):
+                # compared with facts of the case: a point once those are known
+                pol.points.setdefault(f, set()).add(("expr", other))
             else:
                 pol.opaque.add(f)
+
+
+def _expr_facts(e: Expr) -> set[str]:
+    facts: set[str] = set()
+    _collect(e, {}, facts, set())
+    return facts
+
+
+def _expr_vars(e: Expr) -> bool:
+    if isinstance(e, Var | AttrRef | Agg):
+        return True
+    if isinstance(e, Sum):
+        return any(_expr_vars(t) for _, t in e.terms)
+    if isinstance(e, Scale):
+        return _expr_vars(e.inner)
+    if isinstance(e, Call):
+        return any(_expr_vars(a) for a in e.args)
+    return False
 
 
 def _candidates(fact: str, pol: _Polarity, call: _Call) -> list[Any] | None:
@@ -794,19 +816,22 @@ def _candidates(fact: str, pol: _Polarity, call: _Call) -> list[Any] | None:
     if fact in pol.opaque:
         return None
     points: set[Any] = set()
+    step: Any = (timedelta(days=1) if spec.type is FactType.DATE else
+                 1 if spec.type in (FactType.DURATION, FactType.COUNT) else Decimal("0.01"))
     for c in pol.points.get(fact, ()):
         if isinstance(c, tuple):
-            v = call.param(c[1])
-            if isinstance(v, _NoParam):
-                return None
+            v = (call.param(c[1]) if c[0] == "param" else
+                 _eval_expr(c[1], {}, call.facts.known, call))
+            if isinstance(v, _NoParam | Interval) or _unk(v):
+                return None  # compared with something unknown: not enumerable exactly
             c = v
         if spec.type is FactType.DATE:
-            return None
-        step: int | Decimal = (1 if spec.type in (FactType.DURATION, FactType.COUNT)
-                               else Decimal("0.01"))
-        points.update(x for x in (c - step, c, c + step) if x >= 0)
-    points.add(0)
-    return sorted(points)
+            points.update((c - step, c, c + step))
+        else:
+            points.update(x for x in (c - step, c, c + step) if x >= 0)
+    if spec.type is not FactType.DATE:
+        points.add(0)
+    return sorted(points) or [date(2000, 1, 1)]
 
 
 _MAX_CASES = 512
