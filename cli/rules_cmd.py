@@ -15,7 +15,7 @@ from structfirst.rules.library_loader import LIBRARY_ROOT, Library, load_library
 from structfirst.rules.lint import lint_library
 from structfirst.rules.parameters import ParamValue
 from structfirst.rules.scenario_tests import run_scenarios
-from structfirst.rules.verdict import Verdict
+from structfirst.rules.verdict import Verdict, jsonable
 
 app = typer.Typer(no_args_is_help=True)
 
@@ -137,8 +137,9 @@ def _read_facts(facts: str | None, fact: list[str]) -> dict[str, Any]:
 def _print_verdict(v: Verdict, indent: str = "") -> None:
     where = f"{v.file}:{v.line}" if v.file else ""
     version = f" v{v.version}" if v.version is not None else ""
+    value = f" = {jsonable(v.value)}" if v.value is not None else ""
     typer.echo(
-        f"{indent}{v.rule_id}{version} {v.head}: {v.verdict}"
+        f"{indent}{v.rule_id}{version} {v.head}{value}: {v.verdict}"
         f"{'' if v.exact else ' (not exact)'}  as of {v.as_of} ({v.as_of_source})  {where}"
     )
     if v.title:

@@ -58,6 +58,7 @@ from structfirst.rules.rule_syntax import (
     FactRef,
     Num,
     ParamRef,
+    RuleValue,
     Scale,
     Span,
     Sum,
@@ -243,6 +244,11 @@ def clause_id(rule: Rule, index: int) -> str:
 
 def _ground_only(clause: RClause) -> bool:
     return clause.arg is None and not any(isinstance(p.resolved, RPred) for p in clause.premises)
+
+
+def _of_entities(rule: Rule) -> bool:
+    """A rule whose predicate takes an entity."""
+    return bool(rule.clauses) and rule.clauses[0].arg is not None
 
 
 def _is_pyd(r: Any) -> bool:
@@ -451,6 +457,7 @@ class _Call:
     members_T: dict[str, frozenset[str]] = field(default_factory=dict)
     members_P: dict[str, frozenset[str]] = field(default_factory=dict)
     computed: dict[str, str] = field(default_factory=dict)  # aggregate text -> its computation
+    values: dict[str, Any] = field(default_factory=dict)  # value rule head -> its value
     # the entity phase's per-entity clause values and references, for the resolvers
     entity_tables: tuple[Mapping[str, Any], ...] = ({}, {}, {}, {})
 
@@ -498,6 +505,8 @@ def _eval_expr(e: Expr, env: Mapping[str, Any], values: Mapping[str, Any], call:
     if isinstance(e, AttrRef):
         ent = env.get(e.var)
         return ent.values.get(e.fact, UNK) if isinstance(ent, Entity) else UNK
+    if isinstance(e, RuleValue):
+        return _rule_value(e.head, call)
     if isinstance(e, Agg):
         return _aggregate(e, env, values, call)
     if isinstance(e, Sum | Call | Scale):
@@ -523,6 +532,39 @@ def _eval_expr(e: Expr, env: Mapping[str, Any], values: Mapping[str, Any], call:
             return e.factor.value * got[0][1]
         return FUNCTIONS[e.func].apply(*(v for _, v in got))
     raise EngineError(f"cannot evaluate {e!r}")
+
+
+def _rule_value(head: str, call: _Call) -> Any:
+    """What the value rule in force for `head` returns for the call's facts (memoized); its
+    computation is kept for the trace."""
+    if head in call.values:
+        return call.values[head]
+    rule = call.active.get(head)
+    if rule is None or rule.value is None:
+        call.values[head] = UNK
+        call.computed[head] = f"no rule returning {head} is in force on {call.as_of}"
+        return UNK
+    got = _eval_expr(rule.value, {}, call.facts.known, call)
+    call.values[head] = got
+    call.computed[head] = f"{_substituted(rule.value, call)} = {_fmt(got)}"
+    return got
+
+
+def _substituted(e: Expr, call: _Call) -> str:
+    """`e` with each fact, parameter and value rule replaced by its value (for the trace)."""
+    if isinstance(e, FactRef | ParamRef | RuleValue):
+        return _fmt(_eval_expr(e, {}, call.facts.known, call))
+    if isinstance(e, Sum):
+        out = []
+        for i, (sign, t) in enumerate(e.terms):
+            text = f"({_substituted(t, call)})" if isinstance(t, Sum) else _substituted(t, call)
+            out.append(text if i == 0 and sign == "+" else f"{sign} {text}")
+        return " ".join(out)
+    if isinstance(e, Scale):
+        return f"{e.factor} * {_substituted(e.inner, call)}"
+    if isinstance(e, Call):
+        return f"{e.func}({', '.join(_substituted(a, call) for a in e.args)})"
+    return str(e)
 
 
 def _aggregate(e: Agg, env: Mapping[str, Any], values: Mapping[str, Any], call: _Call) -> Any:
@@ -842,7 +884,8 @@ def _refine(head: str, call: _Call) -> tuple[Tri, bool, list[str]]:
     pol = _polarity(head, call)
     if pol.heads & call.members_P.keys() or _uses_aggregates(pol.heads, call):
         return Tri.UNDETERMINED, False, [
-            "the verdict depends on entities; their undetermined cases are not enumerated"]
+            "the verdict depends on entities or computed values; their undetermined cases are "
+            "not enumerated"]
     known = call.facts.known
     unknown = sorted(f for f in pol.facts if f not in known)
     inexact = [f for f in unknown if not pol.unate(f, call.library.vocabulary)]
@@ -990,6 +1033,10 @@ def _trace(head: str, call: _Call, traces: dict[str, _HeadTrace]) -> _HeadTrace 
                     pt.parameters[name] = call.params[name].to_dict()
                 pt.detail = (f"{_expr_text(r.left, env, values, call)} {r.op} "
                              f"{_expr_text(r.right, env, values, call)}")
+                for head in _rule_values(r.left) + _rule_values(r.right):
+                    pt.detail += f"; {head}: {call.computed.get(head, '')}"
+                    if pt.value is Tri.UNDETERMINED:
+                        pt.facts.update(_value_inputs(head, call))
                 for agg in _aggregates(r.left) + _aggregates(r.right):
                     pt.detail += f"; {agg} = {call.computed.get(str(agg), '')}"
                     if pt.value is Tri.UNDETERMINED:
@@ -1003,12 +1050,41 @@ def _trace(head: str, call: _Call, traces: dict[str, _HeadTrace]) -> _HeadTrace 
     return traces[head]
 
 
+def _rule_values(e: Expr) -> list[str]:
+    """The value rules an expression uses."""
+    if isinstance(e, RuleValue):
+        return [e.head]
+    if isinstance(e, Sum):
+        return [h for _, t in e.terms for h in _rule_values(t)]
+    if isinstance(e, Scale):
+        return _rule_values(e.inner)
+    if isinstance(e, Call):
+        return [h for t in e.args for h in _rule_values(t)]
+    return []
+
+
+def _value_inputs(head: str, call: _Call, seen: frozenset[str] = frozenset()) -> dict[str, Any]:
+    """The facts a value rule (and the value rules it uses) reads, with their values."""
+    rule = call.active.get(head)
+    if rule is None or rule.value is None or head in seen:
+        return {}
+    facts: set[str] = set()
+    _collect(rule.value, {}, facts, set())
+    out = {f: call.facts.known.get(f) for f in sorted(facts)}
+    for sub in _rule_values(rule.value):
+        out.update(_value_inputs(sub, call, seen | {head}))
+    return out
+
+
 def _uses_aggregates(heads: Iterable[str], call: _Call) -> bool:
+    """Whether the rules use aggregates or values of value rules, whose unknown inputs the
+    refinement does not enumerate."""
     key = ("aggregates", frozenset(heads), call.active_key)
     got = call.library.cache.get(key)
     if got is None:
         got = call.library.cache[key] = any(
             _aggregates(p.resolved.left) or _aggregates(p.resolved.right)
+            or _rule_values(p.resolved.left) or _rule_values(p.resolved.right)
             for h in heads if h in call.active for c in call.active[h].clauses
             for p in c.premises if isinstance(p.resolved, RCompare))
     return got
@@ -1143,7 +1219,7 @@ def evaluate(rules: Iterable[Rule], facts: Mapping[str, Any] | FactSet, as_of: d
     wanted = {r.head for i in ids for r in lib.versions(i)}
     cone = _cone(wanted, active, lib)
     program = _program(lib)
-    entity_heads = [h for h in cone if h in active and active[h].clauses[0].arg is not None]
+    entity_heads = [h for h in cone if h in active and _of_entities(active[h])]
     if entity_heads:
         _entity_phase(entity_heads, call, program)
     certain, possible = set(), set()
@@ -1195,6 +1271,42 @@ def _entity_verdict(rule: Rule, call: _Call, traces: dict[str, _HeadTrace],
         facts: set[str] = set()
         _missing(head, call, traces, facts, set(), set())
         v.missing_facts = sorted(facts)
+    verdicts[rule.id] = v
+    return v
+
+
+def _value_verdict(rule: Rule, call: _Call, verdicts: dict[str, Verdict],
+                   day_source: str) -> Verdict:
+    """A value rule: `true` with its value when every input is known, else `undetermined`
+    with the inputs missing; the computation is its one premise's detail."""
+    lib = call.library
+    value = _rule_value(rule.head, call)
+    known = not (_unk(value) or isinstance(value, _NoParam | Interval))
+    assert rule.value is not None and rule.decl.value is not None
+    v = Verdict(rule.id, rule.version, rule.head, rule.title,
+                Tri.TRUE if known else Tri.UNDETERMINED, call.as_of, day_source,
+                list(rule.cites), lib.relative(rule.file), rule.line, True, rule.effective_from,
+                rule.effective_to, value=value if known else None)
+    fs: set[str] = set()
+    ps: set[str] = set()
+    _collect(rule.value, {}, fs, ps)
+    pt = PremiseTrace(1, 1, f"{rule.head} = {rule.decl.value.text}",
+                      Tri.TRUE if known else Tri.UNDETERMINED, "value",
+                      rule.decl.value.cite or (rule.cites[0] if rule.cites else ""),
+                      rule.decl.value.line, _value_inputs(rule.head, call))
+    for name in sorted(ps):
+        call.param(name)
+        pt.parameters[name] = call.params[name].to_dict()
+    pt.detail = "; ".join([call.computed.get(rule.head, "")] + [
+        f"{h}: {call.computed.get(h, '')}" for h in _rule_values(rule.value)])
+    v.clauses = [{"clause": 1, "value": str(v.verdict), "line": rule.decl.value.line}]
+    v.premises = [pt]
+    if known:
+        v.grounds = ["1.1"]
+    else:
+        v.blocked_by = ["1.1"]
+        v.missing_facts = sorted(f for f, x in pt.facts.items() if x is None)
+        v.missing_parameters = sorted(n for n, rec in pt.parameters.items() if "no_value" in rec)
     verdicts[rule.id] = v
     return v
 
@@ -1258,7 +1370,7 @@ def _members_oracle(heads: Iterable[str], call: _Call) -> dict[str, tuple[frozen
     """The members of predicates of entities computed in Python alone (the oracle the tests
     compare pyDatalog's answers with): strata in dependency order, each to its fixpoint."""
     active = call.active
-    heads = [h for h in heads if h in active and active[h].clauses[0].arg is not None]
+    heads = [h for h in heads if h in active and _of_entities(active[h])]
     refs = {"T": _references(call, "T"), "P": _references(call, "P")}
     sets: dict[str, dict[str, set[str]]] = {"T": {h: set() for h in heads},
                                             "P": {h: set() for h in heads}}
@@ -1358,7 +1470,7 @@ def entity_members(facts: Mapping[str, Any] | FactSet, as_of: date | None, libra
     """Each predicate of entities in force: the entities for which it is certain and possible,
     as pyDatalog derives them, or (`oracle=True`) as the Python oracle does."""
     call, cone = _oracle_call(facts, as_of, library)
-    heads = [h for h in cone if h in call.active and call.active[h].clauses[0].arg is not None]
+    heads = [h for h in cone if h in call.active and _of_entities(call.active[h])]
     if oracle:
         return _members_oracle(heads, call)
     if heads:
@@ -1371,7 +1483,7 @@ def oracle_verdicts(rules: Iterable[Rule], facts: Mapping[str, Any] | FactSet,
     """Kleene's verdict of each rule computed in Python alone, without pyDatalog: the oracle
     `evaluate(..., refine=False)` must agree with on every scenario."""
     call, cone = _oracle_call(facts, as_of, library)
-    heads = [h for h in cone if h in call.active and call.active[h].clauses[0].arg is not None]
+    heads = [h for h in cone if h in call.active and _of_entities(call.active[h])]
     for head, (certain, possible) in _members_oracle(heads, call).items():
         call.members_T[head], call.members_P[head] = certain, possible
     memo: dict[str, Tri] = {}
@@ -1382,6 +1494,10 @@ def oracle_verdicts(rules: Iterable[Rule], facts: Mapping[str, Any] | FactSet,
             out[rule.id] = Tri.UNDETERMINED
         elif current.head in call.members_P:
             out[rule.id] = _entity_pred_value(RPred(current.head, arg="\x00none"), {}, call)
+        elif current.value is not None:
+            got = _rule_value(current.head, call)
+            out[rule.id] = (Tri.UNDETERMINED if _unk(got) or isinstance(got, _NoParam | Interval)
+                            else Tri.TRUE)
         else:
             out[rule.id] = _head_value(current.head, call.facts.known, call, memo)
     return out
@@ -1410,6 +1526,8 @@ def _verdict_for(rule_id: str, call: _Call, traces: dict[str, _HeadTrace],
     assert tr is not None
     if head in call.members_P:
         return _entity_verdict(rule, call, traces, verdicts, day_source)
+    if rule.value is not None:
+        return _value_verdict(rule, call, verdicts, day_source)
     if tr.value is not call.bounds[head]:
         raise EngineError(f"{rule.key}: pyDatalog gives {call.bounds[head]}, the trace {tr.value}")
     value, exact, notes = tr.value, True, []

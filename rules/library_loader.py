@@ -25,7 +25,7 @@ from typing import Any
 
 from structfirst.rules import parameters as P
 from structfirst.rules.fact_schema import Vocabulary, fact_files, read_fact_files
-from structfirst.rules.rule_syntax import FailedRule, Issue, RuleDecl, parse_file
+from structfirst.rules.rule_syntax import Expr, FailedRule, Issue, RuleDecl, parse_file
 from structfirst.rules.semantics import RClause, head_kinds, resolve_rule
 
 LIBRARY_ROOT = Path(__file__).resolve().parent / "library"
@@ -51,8 +51,9 @@ class Rule:
     clauses: list[RClause]
     facts: frozenset[str]
     params: frozenset[str]
-    preds: frozenset[str]  # predicates of other rules it uses
+    preds: frozenset[str]  # predicates (and values) of other rules it uses
     library: Library | None = field(default=None, repr=False)
+    value: Expr | None = None  # what a value rule returns (it has no clauses)
 
     @property
     def id(self) -> str:
@@ -239,15 +240,16 @@ def _resolve_all(decls: Sequence[RuleDecl], units: dict[str, str], vocabulary: V
         if f.head:
             heads.setdefault(f.head, None)
     resolved: dict[int, Rule] = {}
+    values = _value_types(decls, heads, units, vocabulary)
     for i, decl in enumerate(decls):
-        res = resolve_rule(decl, heads, units, vocabulary)
+        res = resolve_rule(decl, heads, units, vocabulary, values)
         issues += res.issues
         errors = [x for x in res.issues if x.severity == "error"]
         if errors:
             failed.setdefault(decl.id, FailedRule(decl.id, decl.head, errors[0], decl.source))
             continue
         resolved[i] = Rule(decl, res.clauses, frozenset(res.facts), frozenset(res.params),
-                           frozenset(res.preds))
+                           frozenset(res.preds), value=res.value)
     # cycles among predicates make the program non-stratified: reject the rules on a cycle
     graph: dict[str, set[str]] = {}
     negative: set[tuple[str, str]] = set()
@@ -294,6 +296,25 @@ def _resolve_all(decls: Sequence[RuleDecl], units: dict[str, str], vocabulary: V
         root = failed[root_id]
         failed[root_id] = FailedRule(root_id, root.head, issues[at], root.source)
     return [resolved[i] for i in sorted(resolved)]
+
+
+def _value_types(decls: Sequence[RuleDecl], heads: dict[str, str | None],
+                 units: dict[str, str], vocabulary: Vocabulary) -> dict[str, object]:
+    """The type each value rule returns (they may use each other's values: resolved until the
+    types no longer change)."""
+    values: dict[str, object] = {d.value.head: "number" for d in decls if d.value is not None}
+    for _ in range(len(values)):
+        changed = False
+        for d in decls:
+            if d.value is None:
+                continue
+            typ = resolve_rule(d, heads, units, vocabulary, values).value_type
+            if typ is not None and values[d.value.head] != typ:
+                values[d.value.head] = typ
+                changed = True
+        if not changed:
+            break
+    return values
 
 
 def _on_cycles(graph: dict[str, set[str]]) -> set[str]:

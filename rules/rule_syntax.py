@@ -216,10 +216,31 @@ class AttrRef:
         return f"{self.fact}({self.var})"
 
 
+@dataclass(frozen=True, slots=True)
+class RuleValue:
+    """The number (or date) a value rule returns, used in another rule: `HomesteadExemption`."""
+
+    head: str
+
+    def __str__(self) -> str:
+        return self.head
+
+
+@dataclass(frozen=True, slots=True)
+class ValueDef:
+    """`Head = expression @ cite`: a rule that returns a number (or a date)."""
+
+    head: str
+    expr: Expr
+    cite: str | None
+    line: int
+    text: str
+
+
 AGGREGATES = ("sum", "count", "min", "max")
 
 Expr = (Var | Num | DateLit | Name | FactRef | Sym | ParamRef | Sum | Scale | Span | Call | Agg
-        | AttrRef)
+        | AttrRef | RuleValue)
 
 
 @dataclass(frozen=True, slots=True)
@@ -296,9 +317,12 @@ class RuleDecl:
     notes: list[str] = field(default_factory=list)
     clauses: list[Clause] = field(default_factory=list)
     source: str = ""  # the rule's text as written
+    value: ValueDef | None = None  # a rule that returns a number instead of true/false
 
     @property
     def head(self) -> str | None:
+        if self.value is not None:
+            return self.value.head
         return self.clauses[0].head if self.clauses else None
 
     @property
@@ -470,6 +494,24 @@ class _Clauses:
         if tok.text != text:
             raise _err(tok.line, tok.col, f"expected {text!r}, found {tok.text!r}")
         return tok
+
+    def value_def(self) -> ValueDef:
+        """`Head = expression [@ cite]`."""
+        head = self.next()
+        self.expect("=")
+        expr = _value(self.expr())
+        cite = None
+        tok = self.peek()
+        if tok is not None and tok.kind == "cite":
+            self.i += 1
+            try:
+                cite = resolve_cite(tok.text, self.base)
+            except ValueError as exc:
+                raise _err(tok.line, tok.col, str(exc)) from None
+        tok = self.peek()
+        if tok is not None:
+            raise _err(tok.line, tok.col, f"unexpected {tok.text!r} after the value")
+        return ValueDef(head.text, expr, cite, head.line, str(expr))
 
     def clause(self) -> Clause:
         head = self.next()
@@ -737,8 +779,17 @@ def parse_rules(text: str, path: str | Path = "<string>") -> RuleFile:
             toks: list[Tok] = []
             for n, segment in pending:
                 toks += _tokenize(segment, n)
-            clause = _Clauses(toks, out.base, pending[0][0]).clause()
-            current.clauses.append(clause)
+            parser = _Clauses(toks, out.base, pending[0][0])
+            if len(toks) > 1 and toks[1].text == "=":
+                if current.value is not None or current.clauses:
+                    raise _err(pending[0][0], 0, "a rule returns one value (one 'Head = ...' "
+                                                 "line) or defines clauses, not both")
+                current.value = parser.value_def()
+            else:
+                if current.value is not None:
+                    raise _err(pending[0][0], 0, "a rule returns one value (one 'Head = ...' "
+                                                 "line) or defines clauses, not both")
+                current.clauses.append(parser.clause())
         except _ParseError as exc:
             out.issues.append(Issue("error", "syntax", exc.message, path, exc.line, current.id))
             broken = True
@@ -795,7 +846,8 @@ def parse_rules(text: str, path: str | Path = "<string>") -> RuleFile:
         current.source += raw + "\n"
         if broken:
             continue
-        continues = bool(pending) and re.search(r"(<=|:-|&)\s*$", pending[-1][1]) is not None
+        continues = bool(pending) and re.search(r"(<=|:-|&|[=+*,(-])\s*$",
+                                                pending[-1][1]) is not None
         if stripped.startswith("&") or continues:
             if not pending:
                 out.issues.append(Issue("error", "syntax",
@@ -823,7 +875,8 @@ def parse_rules(text: str, path: str | Path = "<string>") -> RuleFile:
                 f"'{word.split('(')[0]}(P) <= payment(P) & ...'", path, n, current.id))
             broken = True
             continue
-        if not re.match(r"^\s*[A-Za-z_]\w*\s*(?:\(\s*[A-Z]\w*\s*\)\s*)?(<=|:-)", code):
+        if not re.match(r"^\s*[A-Za-z_]\w*\s*(?:\(\s*[A-Z]\w*\s*\)\s*)?(<=|:-|=(?!=))",
+                        code):
             out.issues.append(Issue(
                 "error", "syntax",
                 f"expected a directive ({', '.join(sorted(_DIRECTIVES))}) or a clause "
@@ -838,7 +891,7 @@ def parse_rules(text: str, path: str | Path = "<string>") -> RuleFile:
 def _head_in(source: str) -> str | None:
     """The predicate a rule's text defines, read from its first clause line (for a rule that
     failed to parse)."""
-    m = re.search(r"^\s*([A-Z]\w*)\s*(?:\([^)]*\))?\s*(?:<=|:-)", source, re.MULTILINE)
+    m = re.search(r"^\s*([A-Z]\w*)\s*(?:\([^)]*\))?\s*(?:<=|:-|=(?!=))", source, re.MULTILINE)
     return m.group(1) if m else None
 
 
@@ -891,12 +944,16 @@ def _check_decl(rule: RuleDecl) -> list[tuple[str, int]]:
         problems.append(("missing 'cites ...' (the clauses this rule formalizes)", rule.line))
     if rule.effective_from is None:
         problems.append(("missing 'effective from YYYY-MM-DD'", rule.line))
-    if not rule.clauses:
-        problems.append(("no clauses: write 'Head <= ...' (or 'Head <= false')", rule.line))
+    if not rule.clauses and rule.value is None:
+        problems.append(("no clauses: write 'Head <= ...' (or 'Head <= false'), or a value "
+                         "'Head = ...'", rule.line))
     heads = {c.head for c in rule.clauses}
     if len({len(c.args) for c in rule.clauses}) > 1:
         problems.append((f"the clauses of {rule.head} differ in their arguments: all take an "
                          "entity variable or none does", rule.clauses[-1].line))
+    if rule.value is not None and not rule.value.head[0].isupper():
+        problems.append((f"a value rule's name is capitalized: {rule.value.head}",
+                         rule.value.line))
     if len(heads) > 1:
         problems.append((f"one rule defines one predicate, found {', '.join(sorted(heads))}",
                          rule.clauses[1].line))

@@ -38,6 +38,7 @@ from structfirst.rules.rule_syntax import (
     ParamRef,
     Premise,
     RuleDecl,
+    RuleValue,
     Scale,
     Span,
     Sum,
@@ -140,6 +141,8 @@ class RClause:
 @dataclass
 class Resolution:
     clauses: list[RClause] = field(default_factory=list)
+    value: Expr | None = None  # the expression of a value rule
+    value_type: object = None
     facts: set[str] = field(default_factory=set)
     params: set[str] = field(default_factory=set)
     preds: set[str] = field(default_factory=set)
@@ -163,6 +166,7 @@ class _Resolver:
         self.heads = dict(heads)  # predicate -> the kind of entity it takes, or None
         self.ent_vars: dict[str, str] = {}  # entity variable -> kind (in the current clause)
         self.head_arg: str | None = None
+        self.values: dict[str, object] = {}  # value rule -> the type of its value
         self.params = dict(params)  # name -> unit
         self.out = Resolution()
         self.var_types: dict[str, object] = {}
@@ -173,6 +177,17 @@ class _Resolver:
 
     def run(self) -> Resolution:
         main = self.decl.cites[0] if self.decl.cites else ""
+        if self.decl.value is not None:
+            v = self.decl.value
+            premise = Premise(Truth(True), v.cite, v.line, v.text)
+            self.var_types, self.ent_vars, self.head_arg = {}, {}, None
+            self.out.value = self.expr(v.expr, premise, {})
+            if self.out.value is not None:
+                self.out.value_type = self.type_of(self.out.value)
+                if isinstance(self.out.value_type, str) and self.out.value_type == "symbol":
+                    self.issue(f"{v.head} = {v.text}: a value rule returns a number or a date",
+                               v.line, "type")
+                    self.out.value = None
         for clause in self.decl.clauses:
             self.var_types = {}
             bound: dict[str, int] = {}
@@ -383,6 +398,9 @@ class _Resolver:
                 if isinstance(p.literal, Atom)]
 
     def expr(self, e: Expr, p: Premise, bound: dict[str, int]) -> Expr | None:
+        if isinstance(e, Var) and e.name not in bound and e.name in self.values:
+            self.out.preds.add(e.name)
+            return RuleValue(e.name)
         if isinstance(e, Var):
             if e.name not in bound and e.name in self.heads:
                 self.issue(f"{e.name} is a predicate (true or false) and has no value to "
@@ -519,7 +537,10 @@ class _Resolver:
         return Call(fn.name, tuple(args))
 
     def type_of(self, e: Expr) -> object:
-        return expr_type(e, self.vocab, self.params, self.var_types)
+        if isinstance(e, RuleValue):
+            return self.values.get(e.head, "number")
+        return expr_type(e, self.vocab, self.params, {**self.var_types, **{
+            k: v for k, v in self.values.items()}})
 
     def check_compare(self, op: str, left: Expr, right: Expr, p: Premise) -> None:
         lt, rt = self.type_of(left), self.type_of(right)
@@ -571,6 +592,8 @@ def expr_type(e: Expr, vocab: Vocabulary, params: Mapping[str, str],
         return "symbol"
     if isinstance(e, Var):
         return var_types.get(e.name, "number")
+    if isinstance(e, RuleValue):
+        return var_types.get(e.head, "number")
     if isinstance(e, Span):
         return FactType.DURATION if e.unit == "days" else f"span:{e.unit}"
     if isinstance(e, AttrRef):
@@ -702,10 +725,13 @@ def head_kinds(decls: Iterable[RuleDecl], vocabulary: Vocabulary) -> dict[str, s
 
 
 def resolve_rule(decl: RuleDecl, heads: Mapping[str, str | None] | Iterable[str],
-                 params: Mapping[str, str], vocabulary: Vocabulary) -> Resolution:
+                 params: Mapping[str, str], vocabulary: Vocabulary,
+                 values: Mapping[str, object] | None = None) -> Resolution:
     """Resolve `decl` against the predicates defined in the library (`heads`: predicate ->
     its kind of entity or None), the parameters (name -> unit) and the declared facts; errors
     are returned as issues."""
     if not isinstance(heads, Mapping):
         heads = dict.fromkeys(heads)
-    return _Resolver(decl, heads, params, vocabulary).run()
+    resolver = _Resolver(decl, heads, params, vocabulary)
+    resolver.values = dict(values or {})
+    return resolver.run()
