@@ -37,6 +37,12 @@ Premises:
   sums/differences of those. `~(a < b)` negates a comparison.
 - Built-ins: `Within(days, N)` (0 <= days <= N), `Param(name, X)` (binds X to a parameter).
 - `true`, `false`: a clause that always/never holds (`Head <= false`: the test did not exist).
+- Calendar spans `8 years`, `6 months`, `30 days`, `10 business days` added to or subtracted
+  from dates; `3 * x` (a number written in the rule times a value); functions
+  (`years_between`, `days_between`, `business_days_between`, `months_between`, `min`, `max`).
+- Entities: `Head(P) <= payment(P) & payment_payee(P, C) & Insider(C)`, aggregates
+  `sum(payment_amount(P) : Head(P))`, `count(P : payment(P))`, `min(...)`, `max(...)`.
+- A value rule `Head = expression`: a rule that returns a number or a date.
 
 Nothing in a rule file is handed to Python's parser or `exec`: a file containing Python
 (`import`, `lambda`, dunder names, ...) is rejected with an error naming file and line.
