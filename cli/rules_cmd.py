@@ -15,7 +15,7 @@ from structfirst.rules.library_loader import LIBRARY_ROOT, Library, load_library
 from structfirst.rules.lint import lint_library
 from structfirst.rules.parameters import ParamValue, ThresholdSourceError
 from structfirst.rules.scenario_tests import run_scenarios
-from structfirst.rules.verdict import Verdict
+from structfirst.rules.verdict import Verdict, jsonable
 
 app = typer.Typer(no_args_is_help=True)
 
@@ -74,7 +74,7 @@ def lint(
             f"{len(lib.rules)} rule versions in {len(lib.rule_files)} files, "
             f"{len(lib.parameters.names())} parameters (ingested thresholds: "
             f"{lib.parameters.ingested_source}); {len(errors)} errors, "
-            f"{len(issues) - len(errors)} warnings"
+            f"{sum(i.severity == 'warning' for i in issues)} warnings"
         )
     if errors:
         raise typer.Exit(1)
@@ -141,8 +141,9 @@ def _read_facts(facts: str | None, fact: list[str]) -> dict[str, Any]:
 def _print_verdict(v: Verdict, indent: str = "") -> None:
     where = f"{v.file}:{v.line}" if v.file else ""
     version = f" v{v.version}" if v.version is not None else ""
+    value = f" = {jsonable(v.value)}" if v.value is not None else ""
     typer.echo(
-        f"{indent}{v.rule_id}{version} {v.head}: {v.verdict}"
+        f"{indent}{v.rule_id}{version} {v.head}{value}: {v.verdict}"
         f"{'' if v.exact else ' (not exact)'}  as of {v.as_of} ({v.as_of_source})  {where}"
     )
     if v.title:
@@ -278,7 +279,7 @@ def facts_cmd(library: LibraryOpt = LIBRARY_ROOT) -> None:
                 typer.echo(f"  - {value}: {spec.value_meanings.get(value, '')}")
         for d in spec.derived:
             how = (f"days between {d.days_between[0]} and {d.days_between[1]}" if d.days_between
-                   else f"{d.value} when " + ", ".join(f"{n} = {v}" for n, v in d.when))
+                   else f"{d.value} when {d.conditions()}")
             typer.echo(f"  derived: {how}")
         if spec.assume is not None:
             typer.echo(f"  assumed {spec.assume} when not stated (closed world)")

@@ -37,7 +37,8 @@ from structfirst.rules.fact_schema import MACROS, FactSpec, FactType, Vocabulary
 
 NUM = MACROS["{NUM}"]
 _BOUND = re.compile(
-    r"(?:less\s+than|more\s+than|fewer\s+than|greater\s+than|at\s+least|at\s+most|up\s+to|"
+    r"(?:less\s+than|more\s+than|fewer\s+than|greater\s+than|at\s+least|at\s+most|"
+    r"(?<!\badd\s)(?<!\badds\s)(?<!\badding\s)(?<!\badded\s)up\s+to|"
     r"no\s+more\s+than|no\s+less\s+than|not\s+more\s+than|not\s+less\s+than|under|over|"
     r"below|above|within|exceeding|exceeds?|maximum\s+of|minimum\s+of|about|approximately|"
     r"around|roughly|nearly|almost|<|>|≤|≥)\s*",
@@ -181,6 +182,8 @@ class FactReader:
         choices, after, before, counts, keywords = [], [], [], [], []
         default_duration, date_roles, derived = None, {}, []
         for spec in self.vocabulary.values():
+            if spec.of is not None:  # an attribute of listed entities, not a fact of the case
+                continue
             st = spec.stated
             if spec.days_between is not None:
                 derived.append(spec)
@@ -198,7 +201,7 @@ class FactReader:
                 after += [(spec, expand_pattern(p)) for p in st.get("after", ())]
                 before += [(spec, re.compile("(?:" + expand_pattern(p) + r")\s*(?=\$|USD|\d)",
                                              re.I)) for p in st.get("before", ())]
-            elif spec.type is FactType.COUNT:
+            elif spec.type is FactType.COUNT and st.get("patterns"):
                 rx = _wrx("|".join(expand_pattern(p).replace("(?P<n>", f"(?P<n{i}>")
                                    for i, p in enumerate(st.get("patterns", ()))))
                 counts.append((spec, rx, tuple(h.lower() for h in st.get("hints", ()))))
@@ -209,9 +212,10 @@ class FactReader:
                     keywords.append((spec, re.compile(expand_pattern(p), re.I)))
             elif spec.type is FactType.DATE and st.get("role"):
                 date_roles[st["role"]] = spec
-        after_rx = re.compile("|".join(f"(?P<a{i}>{p})" for i, (_, p) in enumerate(after)), re.I)
-        self._compiled = {"choices": choices, "after": (after_rx, [s for s, _ in after]),
-                          "before": before,
+        amount_hints = {spec.name: tuple(h.lower() for h in spec.stated.get("hints", ()))
+                        for spec, _ in after + before}
+        self._compiled = {"choices": choices, "after": after, "after_rx": {},
+                          "amount_hints": amount_hints, "before": before,
                           "counts": counts, "keywords": keywords, "default": default_duration,
                           "dates": date_roles, "derived": derived}
         return self._compiled
@@ -236,10 +240,14 @@ class FactReader:
                                    spec.unit, **kw))
 
         amounts = [m for m in AMOUNT_RE.finditer(q) if not bounded(m.span())]
-        after_rx, after_specs = c["after"]
+        off = frozenset(name for name, hints in c["amount_hints"].items()
+                        if hints and not any(h in low for h in hints))  # not this question's
+        after_rx, after_specs = self._after(c, off)
         before: dict[int, FactSpec] = {}  # where an amount starts -> the fact the words before
         if amounts:  # say (one pass per pattern; the first declared wins)
             for spec, rx in reversed(c["before"]):
+                if spec.name in off:
+                    continue
                 for bm in rx.finditer(q):
                     before[bm.end()] = spec
         for m in amounts:
@@ -292,6 +300,17 @@ class FactReader:
         kept += _derived(q, kept, c["derived"])
         kept.sort(key=lambda f: (f.span, f.name))
         return kept, warnings
+
+    @staticmethod
+    def _after(c: dict[str, Any], off: frozenset[str]) -> tuple[re.Pattern[str], list[FactSpec]]:
+        """One regex of the words after an amount, over the amount facts not ruled out by
+        their hints (compiled once per set of facts ruled out)."""
+        got = c["after_rx"].get(off)
+        if got is None:
+            after = [(spec, p) for spec, p in c["after"] if spec.name not in off]
+            rx = re.compile("|".join(f"(?P<a{i}>{p})" for i, (_, p) in enumerate(after)), re.I)
+            got = c["after_rx"][off] = (rx, [spec for spec, _ in after])
+        return got
 
     @staticmethod
     def _duration_fact(q: str, span: Span, sentences: _Sentences,

@@ -8,8 +8,10 @@ probability 1/2 (a value drawn near the rules' thresholds), the filing date fall
 `evaluate()` call over every rule of the library, with traces, missing facts and exact
 refinement. Prints the median, p95, p99 and max latency (target: p95 < 5 ms), the same for the
 CPU time of the evaluating thread (which other processes on a shared machine do not inflate),
-and how the verdicts came out. With `--threads N` the fact sets are evaluated by N threads at
-once.
+and how the verdicts came out. In the same run (single thread), the Python oracle
+(`oracle_verdicts`, Kleene's verdicts without pyDatalog, traces or refinement) is timed on the
+same fact sets and its verdicts are compared with pyDatalog's unrefined ones. With
+`--threads N` the fact sets are evaluated by N threads at once.
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ from datetime import date, timedelta
 from pathlib import Path
 from typing import Any
 
-from structfirst.rules.evaluator import evaluate
+from structfirst.rules.evaluator import evaluate, oracle_verdicts
 from structfirst.rules.fact_schema import FactType, Vocabulary
 from structfirst.rules.library_loader import Library, load_library
 
@@ -38,11 +40,15 @@ def fact_sets(vocabulary: Vocabulary, n: int, seed: int) -> list[dict[str, Any]]
     out = []
     for _ in range(n):
         facts: dict[str, Any] = {"filing_date": first + timedelta(days=rng.randrange(span))}
+        filing = facts["filing_date"]
         for spec in vocabulary.values():
             name = spec.name
-            if name in ("filing_date", "transfer_date") or rng.random() < 0.5:
+            if (name in ("filing_date", "transfer_date") or spec.of is not None
+                    or rng.random() < 0.5):
                 continue
-            if spec.type is FactType.BOOL:
+            if spec.type is FactType.DATE:  # around the filing date: before it, some after
+                facts[name] = filing + timedelta(days=rng.randrange(-4000, 200))
+            elif spec.type is FactType.BOOL:
                 facts[name] = rng.random() < 0.5
             elif spec.type is FactType.ENUM:
                 facts[name] = rng.choice(spec.values)
@@ -78,6 +84,21 @@ def run(lib: Library, sets: list[dict[str, Any]],
         list(pool.map(one, sets[:threads * 10]))  # warm every worker's program
         outcomes.clear()
         return list(pool.map(one, sets)), outcomes
+
+
+def run_oracle(lib: Library, sets: list[dict[str, Any]]) -> tuple[list[float], int]:
+    """Wall seconds per evaluation by the Python oracle, and how many of its verdicts differ
+    from pyDatalog's (unrefined) on the same facts."""
+    rules = [lib.versions(i)[0] for i in lib.rule_ids()]
+    times, differ = [], 0
+    for facts in sets:
+        t0 = time.perf_counter()
+        oracle = oracle_verdicts(rules, facts, None, lib)
+        times.append(time.perf_counter() - t0)
+        got = {v.rule_id: v.verdict for v in evaluate(rules, facts, None, library=lib,
+                                                        refine=False)}
+        differ += sum(got[r] != oracle[r] for r in got)
+    return times, differ
 
 
 def summary(label: str, seconds: list[float]) -> float:
@@ -117,6 +138,10 @@ def main() -> None:
     total = sum(outcomes.values())
     print("verdicts: " + ", ".join(f"{k} {v} ({v / total:.0%})"
                                    for k, v in sorted(outcomes.items())))
+    if args.threads == 1:
+        oracle_times, differ = run_oracle(lib, sets)
+        summary("python oracle, wall", oracle_times)
+        print(f"oracle vs pyDatalog (unrefined): {differ} of {total} verdicts differ")
 
 
 if __name__ == "__main__":

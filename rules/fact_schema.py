@@ -67,7 +67,29 @@ class Derivation:
 
     days_between: tuple[str, str] | None = None  # (earlier, later)
     value: Any = None
-    when: tuple[tuple[str, Any], ...] = ()
+    when: tuple[tuple[str, Any], ...] = ()  # (fact, value) or (fact, Bound)
+
+    def conditions(self) -> str:
+        return " and ".join(f"{n} {v}" if isinstance(v, Bound) else f"{n} = {_shown(v)}"
+                            for n, v in self.when)
+
+
+BOUND_WORDS = {"less_than": "<", "at_most": "<=", "more_than": ">", "at_least": ">="}
+
+
+@dataclass(frozen=True, slots=True)
+class Bound:
+    """A condition on a number in a derivation: `when = { creditor_count = { less_than = 12 } }`."""
+
+    op: str  # one of BOUND_WORDS
+    limit: Any
+
+    def __str__(self) -> str:
+        return f"{BOUND_WORDS[self.op]} {_shown(self.limit)}"
+
+    def holds(self, value: Any) -> bool:
+        return {"less_than": value < self.limit, "at_most": value <= self.limit,
+                "more_than": value > self.limit, "at_least": value >= self.limit}[self.op]
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,6 +106,8 @@ class FactSpec:
     stated: Mapping[str, Any] = field(default_factory=dict)  # how a question states it
     file: str = ""
     line: int | None = None
+    of: str | None = None  # the entity whose attribute this is (one value per entity)
+    refers_to: str | None = None  # an entity reference: the kind of entity it names
 
     @property
     def days_between(self) -> tuple[str, str] | None:
@@ -96,11 +120,29 @@ class FactSpec:
         return _TYPE_WORDS[self.type]
 
 
+@dataclass(frozen=True, slots=True)
+class EntitySpec:
+    """A kind of entity a question may list (`[entity.payment]`): each listed one has the
+    attributes declared with `of = "payment"`. `closed = true` says the list is complete (the
+    statute means "no other such payment"); otherwise more may exist (open world)."""
+
+    name: str
+    description: str
+    source: str = ""
+    closed: bool = False
+    file: str = ""
+    line: int | None = None
+
+
 @dataclass(frozen=True)
 class Vocabulary:
-    """The declared facts by name, in declaration order."""
+    """The declared facts by name, in declaration order, and the declared entities."""
 
     facts: Mapping[str, FactSpec]
+    entities: Mapping[str, EntitySpec] = field(default_factory=dict)
+
+    def attributes(self, entity: str) -> list[FactSpec]:
+        return [f for f in self.facts.values() if f.of == entity]
 
     def __contains__(self, name: object) -> bool:
         return name in self.facts
@@ -124,7 +166,9 @@ def fact_files(root: Path) -> list[Path]:
     return sorted(found)
 
 
-_KEYS = {"type", "unit", "meaning", "source", "values", "derived", "assume", "stated"}
+_KEYS = {"type", "unit", "meaning", "source", "values", "derived", "assume", "stated", "of",
+         "entity"}
+_ENTITY_KEYS = {"meaning", "source", "closed"}
 _STATED_KEYS = {"hints", "values", "after", "before", "keywords", "default", "patterns", "role",
                 "context"}
 
@@ -133,13 +177,13 @@ def _header_lines(text: str) -> dict[str, int]:
     """Line of each `[fact.NAME]` table (or of the first `[fact.NAME.x]` sub-table)."""
     out: dict[str, int] = {}
     for i, line in enumerate(text.splitlines(), 1):
-        m = re.match(r"\s*\[fact\.([A-Za-z_][\w]*)", line)
+        m = re.match(r"\s*\[(?:fact|entity)\.([A-Za-z_][\w]*)", line)
         if m:
             out.setdefault(m.group(1), i)
     return out
 
 
-def read_fact_file(path: Path) -> tuple[list[FactSpec], list[Issue]]:
+def read_fact_file(path: Path) -> tuple[list[FactSpec | EntitySpec], list[Issue]]:
     """The declarations of one file; each bad one is left out with an Issue (file, line)."""
     got = read_toml(path, "fact-syntax")
     if isinstance(got, Issue):
@@ -147,12 +191,21 @@ def read_fact_file(path: Path) -> tuple[list[FactSpec], list[Issue]]:
     text, data = got
     file, lines = str(path), _header_lines(text)
     issues: list[Issue] = []
-    unknown_top = [k for k in data if k != "fact"]
+    unknown_top = [k for k in data if k not in ("fact", "entity")]
     for k in unknown_top:
         issues.append(Issue("error", "fact-declaration",
-                            f"unknown table [{k}]: declarations are [fact.NAME] tables", file,
-                            _line_of(text, k)))
-    specs: list[FactSpec] = []
+                            f"unknown table [{k}]: declarations are [fact.NAME] and "
+                            "[entity.NAME] tables", file, _line_of(text, k)))
+    specs: list[FactSpec | EntitySpec] = []
+    for name, body in (data.get("entity") or {}).items():
+        line = lines.get(name)
+        problem = _entity_problem(name, body)
+        if problem:
+            issues.append(Issue("error", "fact-declaration", f"entity {name}: {problem}", file,
+                                line))
+            continue
+        specs.append(EntitySpec(name, " ".join(body["meaning"].split()), body.get("source", ""),
+                                bool(body.get("closed", False)), file, line))
     for name, body in (data.get("fact") or {}).items():
         line = lines.get(name)
         problem = _spec_problem(name, body)
@@ -161,6 +214,21 @@ def read_fact_file(path: Path) -> tuple[list[FactSpec], list[Issue]]:
             continue
         specs.append(_spec(name, body, file, line))
     return specs, issues
+
+
+def _entity_problem(name: str, body: Any) -> str | None:
+    if not re.fullmatch(r"[a-z][a-z0-9_]*", name):
+        return "an entity name is lower case: letters, digits and _"
+    if not isinstance(body, dict):
+        return "expected a table"
+    extra = sorted(set(body) - _ENTITY_KEYS)
+    if extra:
+        return f"unknown field(s) {', '.join(extra)} (known: {', '.join(sorted(_ENTITY_KEYS))})"
+    if not isinstance(body.get("meaning"), str) or not body["meaning"].strip():
+        return "field meaning: a one-line meaning is required"
+    if not isinstance(body.get("closed", False), bool):
+        return "field closed: true (the question lists them all) or false"
+    return None
 
 
 def _line_of(text: str, key: str) -> int | None:
@@ -185,6 +253,11 @@ def _spec_problem(name: str, body: Any) -> str | None:
                 f"{', '.join(t.value for t in FactType)}")
     if not isinstance(body.get("meaning"), str) or not body["meaning"].strip():
         return "field meaning: a one-line meaning is required"
+    for key in ("of", "entity"):
+        if key in body and not (isinstance(body[key], str) and body[key].strip()):
+            return f"field {key}: the name of a declared entity"
+    if "entity" in body and ftype is not FactType.ENTITY:
+        return 'field entity: only a fact of type = "entity" refers to an entity'
     values = body.get("values")
     if ftype is FactType.ENUM:
         if not isinstance(values, dict) or not values:
@@ -208,6 +281,10 @@ def _spec_problem(name: str, body: Any) -> str | None:
                                                        and isinstance(derived.get("when"), dict)))):
             return ("field derived: write days_between = [EARLIER, LATER] or "
                     "value = V, when = { FACT = VALUE } (or a list of them)")
+        for fact, cond in (derived.get("when") or {}).items():
+            if isinstance(cond, dict) and (len(cond) != 1 or set(cond) - set(BOUND_WORDS)):
+                return (f"field derived.when.{fact}: a bound is one of "
+                        f"{{ {' | '.join(f'{w} = N' for w in BOUND_WORDS)} }}")
     return None
 
 
@@ -254,23 +331,35 @@ def _spec(name: str, body: dict[str, Any], file: str, line: int | None) -> FactS
     ftype = FactType(body["type"])
     values = body.get("values") or {}
     deriv = tuple(Derivation(days_between=tuple(d["days_between"])) if "days_between" in d
-                  else Derivation(value=d["value"], when=tuple(d["when"].items()))
+                  else Derivation(value=d["value"], when=tuple(
+                      (k, Bound(*next(iter(v.items()))) if isinstance(v, dict) else v)
+                      for k, v in d["when"].items()))
                   for d in _derivations(body))
     return FactSpec(name, ftype, " ".join(body["meaning"].split()), tuple(values),
                     body.get("unit", _DEFAULT_UNIT.get(ftype)), body.get("source", ""),
                     dict(values), deriv, body.get("assume"), dict(body.get("stated") or {}),
-                    file, line)
+                    file, line, body.get("of"), body.get("entity"))
 
 
 def read_fact_files(paths: Iterable[Path]) -> tuple[Vocabulary, list[Issue]]:
     """The vocabulary declared by `paths`; a name declared twice is an error (the first wins),
     and a derivation or default must name declared facts and fit their types."""
     facts: dict[str, FactSpec] = {}
+    entities: dict[str, EntitySpec] = {}
     issues: list[Issue] = []
     for path in paths:
         specs, found = read_fact_file(path)
         issues += found
         for spec in specs:
+            if isinstance(spec, EntitySpec):
+                if spec.name in entities:
+                    first_e = entities[spec.name]
+                    issues.append(Issue("error", "fact-declaration",
+                                        f"entity {spec.name} is declared twice (first at "
+                                        f"{first_e.file}:{first_e.line})", spec.file, spec.line))
+                else:
+                    entities[spec.name] = spec
+                continue
             if spec.name in facts:
                 first = facts[spec.name]
                 issues.append(Issue("error", "fact-declaration",
@@ -279,12 +368,26 @@ def read_fact_files(paths: Iterable[Path]) -> tuple[Vocabulary, list[Issue]]:
                 continue
             facts[spec.name] = spec
     for spec in list(facts.values()):
-        problem = _derivation_problem(spec, facts)
+        problem = _entity_link_problem(spec, entities) or _derivation_problem(spec, facts)
         if problem:
             issues.append(Issue("error", "fact-declaration", f"fact {spec.name}: {problem}",
                                 spec.file, spec.line))
             del facts[spec.name]
-    return Vocabulary(facts), issues
+    for name in set(entities) & set(facts):
+        issues.append(Issue("error", "fact-declaration", f"{name} is both a fact and an entity",
+                            entities[name].file, entities[name].line))
+    return Vocabulary(facts, entities), issues
+
+
+def _entity_link_problem(spec: FactSpec, entities: Mapping[str, EntitySpec]) -> str | None:
+    if spec.of is not None and spec.of not in entities:
+        return f"of: no [entity.{spec.of}] is declared"
+    if spec.type is FactType.ENTITY and spec.refers_to not in entities:
+        return (f"entity: an entity reference names the kind it refers to "
+                f"(entity = \"...\"), one of: {', '.join(sorted(entities)) or 'none declared'}")
+    if spec.of is not None and (spec.derived or spec.assume is not None):
+        return "an attribute of an entity can be neither derived nor assumed"
+    return None
 
 
 def _derivation_problem(spec: FactSpec, facts: Mapping[str, FactSpec]) -> str | None:
@@ -300,7 +403,13 @@ def _derivation_problem(spec: FactSpec, facts: Mapping[str, FactSpec]) -> str | 
                 for other, value in d.when:
                     if other not in facts:
                         return f"derived.when: unknown fact {other}"
-                    coerce(facts[other], value)
+                    if isinstance(value, Bound):
+                        if value.op not in BOUND_WORDS or not facts[other].type.numeric:
+                            return (f"derived.when.{other}: a bound is one of "
+                                    f"{', '.join(BOUND_WORDS)} on a number")
+                        coerce(facts[other], value.limit)
+                    else:
+                        coerce(facts[other], value)
             except ValueError as exc:
                 return f"derived: {exc}"
     if spec.assume is not None:
@@ -392,12 +501,22 @@ def coerce(spec: FactSpec, raw: Any) -> Value | None:
     return int(number) if kind in (FactType.DURATION, FactType.COUNT) else number
 
 
+@dataclass(frozen=True, slots=True)
+class Entity:
+    """One listed entity of a question: its id and its known attribute values."""
+
+    kind: str
+    id: str
+    values: Mapping[str, Value]
+
+
 @dataclass(frozen=True)
 class FactSet:
     """The facts of one query: known values by name; every other declared name is unknown."""
 
     known: Mapping[str, Value]
     derived: Mapping[str, str] = field(default_factory=dict)  # derived name -> how
+    entities: Mapping[str, tuple[Entity, ...]] = field(default_factory=dict)  # kind -> listed
 
     def value(self, name: str) -> Value | None:
         return self.known.get(name)
@@ -411,8 +530,16 @@ def validate_facts(raw: Mapping[str, Any] | FactSet, vocabulary: Vocabulary, *,
         return raw
     problems: list[str] = []
     known: dict[str, Value] = {}
+    entities: dict[str, tuple[Entity, ...]] = {}
     for name, value in raw.items():
+        if name in vocabulary.entities:
+            entities[name] = _entities(name, value, vocabulary, problems)
+            continue
         spec = vocabulary.get(name)
+        if spec is not None and spec.of is not None:
+            problems.append(f"{name}: an attribute of each {spec.of}; give it inside "
+                            f"{spec.of} = [{{ {name} = ... }}, ...]")
+            continue
         if spec is None:
             if strict_names:
                 problems.append(f"{name}: not a declared fact ({_near(name, vocabulary)})")
@@ -446,19 +573,59 @@ def validate_facts(raw: Mapping[str, Any] | FactSet, vocabulary: Vocabulary, *,
             for d in spec.derived:
                 if d.days_between is not None or spec.name in known:
                     continue
-                if all(name in known and known[name] == coerce(vocabulary[name], v)
+                if all(name in known and (v.holds(known[name]) if isinstance(v, Bound) else
+                                          known[name] == coerce(vocabulary[name], v))
                        for name, v in d.when):
                     known[spec.name] = coerce(spec, d.value)  # type: ignore[assignment]
-                    cond = " and ".join(f"{n} = {_shown(v)}" for n, v in d.when)
-                    derived[spec.name] = f"{spec.name} = {_shown(d.value)}, since {cond}"
+                    derived[spec.name] = (f"{spec.name} = {_shown(d.value)}, since "
+                                          f"{d.conditions()}")
     for spec in vocabulary.values():
         if spec.assume is not None and spec.name not in known:
             known[spec.name] = coerce(spec, spec.assume)  # type: ignore[assignment]
             derived[spec.name] = (f"{spec.name} = {_shown(spec.assume)}, assumed (closed world) "
                                   "since the facts do not state it")
+    ids = {kind: {e.id for e in listed} for kind, listed in entities.items()}
+    for listed in entities.values():
+        for e in listed:
+            for attr, v in e.values.items():
+                target = vocabulary[attr].refers_to
+                if target is not None and v not in ids.get(target, ()):
+                    problems.append(f"{e.id}.{attr}: {v!r} is not a listed {target}")
     if problems:
         raise FactError(problems)
-    return FactSet(known, derived)
+    return FactSet(known, derived, entities)
+
+
+def _entities(kind: str, raw: Any, vocabulary: Vocabulary,
+              problems: list[str]) -> tuple[Entity, ...]:
+    """The listed entities of one kind: a list of tables of attributes (and an optional id)."""
+    if not isinstance(raw, list | tuple) or not all(isinstance(r, Mapping) for r in raw):
+        problems.append(f"{kind}: expected a list of tables, e.g. {kind} = [{{ ... }}, ...]")
+        return ()
+    attrs = {f.name: f for f in vocabulary.attributes(kind)}
+    out = []
+    for i, record in enumerate(raw, 1):
+        eid = str(record.get("id", f"{kind}{i}"))
+        values: dict[str, Value] = {}
+        for name, value in record.items():
+            if name == "id":
+                continue
+            spec = attrs.get(name)
+            if spec is None:
+                problems.append(f"{eid}.{name}: not an attribute of {kind} (attributes: "
+                                f"{', '.join(attrs) or 'none declared'})")
+                continue
+            try:
+                coerced = coerce(spec, value)
+            except ValueError as exc:
+                problems.append(f"{eid}.{exc}")
+                continue
+            if coerced is not None:
+                values[name] = coerced
+        out.append(Entity(kind, eid, values))
+    if len({e.id for e in out}) != len(out):
+        problems.append(f"{kind}: two entities with the same id")
+    return tuple(out)
 
 
 def _shown(v: Any) -> str:

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import os
 import threading
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -26,10 +27,21 @@ from typing import Any
 
 from structfirst.rules import parameters as P
 from structfirst.rules.fact_schema import Vocabulary, fact_files, read_fact_files
-from structfirst.rules.rule_syntax import Issue, RuleDecl, parse_file
-from structfirst.rules.semantics import RClause, resolve_rule
+from structfirst.rules.rule_syntax import Expr, FailedRule, Issue, RuleDecl, parse_file
+from structfirst.rules.semantics import RClause, head_kinds, resolve_rule
 
 LIBRARY_ROOT = Path(__file__).resolve().parent / "library"
+LIBRARY_ENV = "STRUCTFIRST_RULE_LIBRARY"  # another library for the engine (`ask`) to use
+
+
+def library_root() -> Path:
+    """The library the engine and the query parser use: the directory named by
+    $STRUCTFIRST_RULE_LIBRARY, else the packaged one. A missing directory is an error."""
+    env = os.environ.get(LIBRARY_ENV)
+    root = Path(env) if env else LIBRARY_ROOT
+    if not root.is_dir():
+        raise ValueError(f"${LIBRARY_ENV}: rule library not found at {root}")
+    return root
 TITLE11_FACTS = LIBRARY_ROOT / "us" / "usc" / "t11" / "facts.toml"  # used by test libraries
 
 
@@ -41,8 +53,9 @@ class Rule:
     clauses: list[RClause]
     facts: frozenset[str]
     params: frozenset[str]
-    preds: frozenset[str]  # predicates of other rules it uses
+    preds: frozenset[str]  # predicates (and values) of other rules it uses
     library: Library | None = field(default=None, repr=False)
+    value: Expr | None = None  # what a value rule returns (it has no clauses)
 
     @property
     def id(self) -> str:
@@ -111,6 +124,7 @@ class Library:
     vocabulary: Vocabulary = field(default_factory=lambda: Vocabulary({}))
     fact_files: list[Path] = field(default_factory=list)
     fingerprint: str = ""
+    failed: dict[str, FailedRule] = field(default_factory=dict)  # rule id -> why it is left out
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     def __post_init__(self) -> None:
@@ -210,50 +224,104 @@ def load_library(root: Path | str | None = None, *, index: Path | str | None = N
     units = {s.name: s.unit for s in specs}
 
     decls: list[RuleDecl] = []
+    failed: dict[str, FailedRule] = {}
     for path in rule_files:
         parsed = parse_file(path)
         issues += parsed.issues
         decls += parsed.rules
-    rules = _resolve_all(decls, units, vocabulary, issues)
-    return Library(root, rules, table, issues, rule_files, param_files, vocabulary, facts_paths)
+        for f in parsed.failed:
+            failed.setdefault(f.rule_id, f)
+    rules = _resolve_all(decls, units, vocabulary, issues, failed)
+    return Library(root, rules, table, issues, rule_files, param_files, vocabulary, facts_paths,
+                   failed=failed)
 
 
 def _resolve_all(decls: Sequence[RuleDecl], units: dict[str, str], vocabulary: Vocabulary,
-                 issues: list[Issue]) -> list[Rule]:
-    """Resolve every rule; drop those with errors, then (repeatedly) those using dropped ones."""
-    heads = {d.head for d in decls if d.head}
+                 issues: list[Issue], failed: dict[str, FailedRule]) -> list[Rule]:
+    """Resolve every rule; drop those with errors, then (repeatedly) those using dropped ones.
+
+    A dropped rule's first error is the root cause: the rules left out because they use it
+    are named in that one message (and recorded in `failed`), not reported one by one."""
+    heads = head_kinds(decls, vocabulary)
+    for f in failed.values():
+        if f.head:
+            heads.setdefault(f.head, None)
     resolved: dict[int, Rule] = {}
+    values = _value_types(decls, heads, units, vocabulary)
     for i, decl in enumerate(decls):
-        res = resolve_rule(decl, heads, units, vocabulary)
+        res = resolve_rule(decl, heads, units, vocabulary, values)
         issues += res.issues
-        if any(x.severity == "error" for x in res.issues):
+        errors = [x for x in res.issues if x.severity == "error"]
+        if errors:
+            failed.setdefault(decl.id, FailedRule(decl.id, decl.head, errors[0], decl.source))
             continue
         resolved[i] = Rule(decl, res.clauses, frozenset(res.facts), frozenset(res.params),
-                           frozenset(res.preds))
+                           frozenset(res.preds), value=res.value)
     # cycles among predicates make the program non-stratified: reject the rules on a cycle
     graph: dict[str, set[str]] = {}
+    negative: set[tuple[str, str]] = set()
     for r in resolved.values():
         graph.setdefault(r.head, set()).update(r.preds)
-    cyclic = _on_cycles(graph)
+        negative |= {(r.head, p.resolved.pred) for c in r.clauses for p in c.premises
+                     if getattr(p.resolved, "negated", False) and hasattr(p.resolved, "pred")}
+    # recursion among predicates of entities is evaluated by pyDatalog (a positive cycle is
+    # fine); a cycle through a predicate of the case or through negation is refused
+    cyclic = {h for h in _on_cycles(graph)
+              if heads.get(h) is None or any((h, d) in negative for d in graph.get(h, ()))}
     for i, r in list(resolved.items()):
         if r.head in cyclic:
-            issues.append(Issue("error", "cycle", f"{r.head} depends on itself "
-                                f"(through {', '.join(sorted(r.preds & cyclic))})", r.file, r.line,
-                                r.id))
+            issue = Issue("error", "cycle", f"{r.head} depends on itself "
+                          f"(through {', '.join(sorted(r.preds & cyclic))})", r.file, r.line, r.id)
+            issues.append(issue)
+            failed.setdefault(r.id, FailedRule(r.id, r.head, issue, r.decl.source))
             del resolved[i]
+    roots = {f.head: f for f in failed.values() if f.head}
+    dependents: dict[str, list[str]] = {}
     changed = True
     while changed:
         changed = False
         defined = {r.head for r in resolved.values()}
         for i, r in list(resolved.items()):
-            missing = r.preds - defined
+            missing = sorted(r.preds - defined)
             if missing:
-                issues.append(Issue("error", "dependency",
-                                    f"uses {', '.join(sorted(missing))}, whose rule failed to load",
-                                    r.file, r.line, r.id))
+                root = roots[missing[0]]
+                dependents.setdefault(root.rule_id, []).append(r.id)
+                failed.setdefault(r.id, FailedRule(r.id, r.head, root.cause, r.decl.source))
+                roots.setdefault(r.head, root)
                 del resolved[i]
                 changed = True
+    for root_id, ids in dependents.items():
+        cause = failed[root_id].cause
+        at = issues.index(cause)
+        issues[at] = Issue(cause.severity, cause.code, f"{cause.message}; {root_id} failed to "
+                           f"load, and so did the rules that use it: "
+                           f"{', '.join(dict.fromkeys(ids))}", cause.file, cause.line,
+                           cause.rule_id)
+        for rid in dict.fromkeys(ids):
+            f = failed[rid]
+            failed[rid] = FailedRule(rid, f.head, issues[at], f.source)
+        root = failed[root_id]
+        failed[root_id] = FailedRule(root_id, root.head, issues[at], root.source)
     return [resolved[i] for i in sorted(resolved)]
+
+
+def _value_types(decls: Sequence[RuleDecl], heads: dict[str, str | None],
+                 units: dict[str, str], vocabulary: Vocabulary) -> dict[str, object]:
+    """The type each value rule returns (they may use each other's values: resolved until the
+    types no longer change)."""
+    values: dict[str, object] = {d.value.head: "number" for d in decls if d.value is not None}
+    for _ in range(len(values)):
+        changed = False
+        for d in decls:
+            if d.value is None:
+                continue
+            typ = resolve_rule(d, heads, units, vocabulary, values).value_type
+            if typ is not None and values[d.value.head] != typ:
+                values[d.value.head] = typ
+                changed = True
+        if not changed:
+            break
+    return values
 
 
 def _on_cycles(graph: dict[str, set[str]]) -> set[str]:
@@ -283,16 +351,17 @@ _DEFAULT_LOCK = threading.Lock()
 
 
 def default_vocabulary() -> Vocabulary:
-    """The facts declared in the packaged library (read once per process; no rules, no
-    thresholds): what the query parser extracts. A bad declaration raises ValueError."""
+    """The facts declared in the library (`library_root()`, read once per process; no rules,
+    no thresholds): what the query parser extracts. A bad declaration raises ValueError."""
+    root = library_root()
     with _DEFAULT_LOCK:
-        if "vocabulary" not in _VOCABULARY:
-            vocabulary, issues = read_fact_files(fact_files(LIBRARY_ROOT))
+        if str(root) not in _VOCABULARY:
+            vocabulary, issues = read_fact_files(fact_files(root))
             errors = [i for i in issues if i.severity == "error"]
             if errors:
                 raise ValueError("; ".join(str(i) for i in errors))
-            _VOCABULARY["vocabulary"] = vocabulary
-        return _VOCABULARY["vocabulary"]
+            _VOCABULARY[str(root)] = vocabulary
+        return _VOCABULARY[str(root)]
 
 
 _VOCABULARY: dict[str, Vocabulary] = {}
@@ -305,9 +374,10 @@ def library_rule_ids(root: Path = LIBRARY_ROOT) -> frozenset[str]:
 
 
 def default_library(index: Path | str | None = None, snapshot_id: str | None = None) -> Library:
-    """The packaged library, loaded once per process (per index and snapshot)."""
-    key = (str(LIBRARY_ROOT), None if index is None else str(index), snapshot_id)
+    """The library (`library_root()`), loaded once per process (per index and snapshot)."""
+    root = library_root()
+    key = (str(root), None if index is None else str(index), snapshot_id)
     with _DEFAULT_LOCK:
         if key not in _DEFAULT:
-            _DEFAULT[key] = load_library(LIBRARY_ROOT, index=index, snapshot_id=snapshot_id)
+            _DEFAULT[key] = load_library(root, index=index, snapshot_id=snapshot_id)
         return _DEFAULT[key]

@@ -17,6 +17,7 @@ conflicting parameter values), lint checks:
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from datetime import date
 from pathlib import Path
@@ -90,11 +91,12 @@ def _uncovered(periods: Iterable[tuple[date, date | None]], start: date,
 def check_coverage(library: Library, through: date) -> list[Issue]:
     """Predicates and parameters a rule version needs, over the version's whole period."""
     out = []
+    failed_heads = {f.head for f in library.failed.values()}
     for r in library.rules:
         end = min(r.effective_to or date.max, max(through, r.effective_from))
         if end <= r.effective_from:
             continue
-        for pred in sorted(r.preds):
+        for pred in sorted(r.preds - failed_heads):  # a failed rule is reported once, as such
             periods = [(d.effective_from, d.effective_to) for d in library.by_head.get(pred, [])]
             for a, b in _uncovered(periods, r.effective_from, end):
                 out.append(_issue(r, "dependency-gap",
@@ -106,6 +108,8 @@ def check_coverage(library: Library, through: date) -> list[Issue]:
                                   f"v{r.version} uses parameter {name}, which has no value from "
                                   f"{a} to {b}"))
     used = {p for r in library.rules for p in r.params}
+    for f in library.failed.values():  # a rule left out still counts as using its parameters
+        used |= set(re.findall(r"\b[Pp]aram\(\s*(\w+)", f.source))
     for name in library.parameters.names():
         if name not in used:
             spec = library.parameters.series[name].spec
@@ -157,7 +161,7 @@ def check_tests(library: Library) -> list[Issue]:
         for sc in scenarios:
             for rule_id in sc.expect:
                 versions = library.versions(rule_id)
-                if not versions:
+                if not versions and rule_id not in library.failed:
                     out.append(Issue("error", "test-unknown-rule",
                                      f"test {sc.name!r} expects a verdict of {rule_id}, which is "
                                      "not in the library", sc.file, sc.line))
@@ -200,6 +204,10 @@ def lint_library(library: Library, *, index: Path | str | None = None,
         except Exception as exc:  # a missing or unreadable snapshot is reported, not raised
             issues.append(Issue("error", "index", f"cannot read provisions from {index}: {exc}"))
     issues += check_citations(library, known)
+    if index is None:
+        issues.append(Issue("note", "cite-unchecked", "citations not checked against the "
+                            "statute: no --index (give --index DIR to check that every cited "
+                            "clause exists)"))
     if tests:
         issues += check_tests(library)
     return issues

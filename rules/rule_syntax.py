@@ -37,6 +37,12 @@ Premises:
   sums/differences of those. `~(a < b)` negates a comparison.
 - Built-ins: `Within(days, N)` (0 <= days <= N), `Param(name, X)` (binds X to a parameter).
 - `true`, `false`: a clause that always/never holds (`Head <= false`: the test did not exist).
+- Calendar spans `8 years`, `6 months`, `30 days`, `10 business days` added to or subtracted
+  from dates; `3 * x` (a number written in the rule times a value); functions
+  (`years_between`, `days_between`, `business_days_between`, `months_between`, `min`, `max`).
+- Entities: `Head(P) <= payment(P) & payment_payee(P, C) & Insider(C)`, aggregates
+  `sum(payment_amount(P) : Head(P))`, `count(P : payment(P))`, `min(...)`, `max(...)`.
+- A value rule `Head = expression`: a rule that returns a number or a date.
 
 Nothing in a rule file is handed to Python's parser or `exec`: a file containing Python
 (`import`, `lambda`, dunder names, ...) is rejected with an error naming file and line.
@@ -57,7 +63,7 @@ from pathlib import Path
 class Issue:
     """One problem found in the rule library; `str()` is `file:line: rule R: message`."""
 
-    severity: str  # "error" | "warning"
+    severity: str  # "error" | "warning" | "note" (what lint did not check)
     code: str  # e.g. "syntax", "python", "unknown-predicate", "overlap"
     message: str
     file: str | None = None
@@ -139,16 +145,108 @@ class ParamRef:
 
 
 @dataclass(frozen=True, slots=True)
-class BinOp:
-    op: str  # "+" | "-"
-    left: Expr
-    right: Expr
+class Sum:
+    """`a + b - c ...`: the terms with their signs ("+" or "-"), kept flat (a sum of 400 terms
+    is one node, so nothing recurses per term)."""
+
+    terms: tuple[tuple[str, Expr], ...]
 
     def __str__(self) -> str:
-        return f"{self.left} {self.op} {self.right}"
+        out = []
+        for i, (sign, term) in enumerate(self.terms):
+            text = f"({term})" if isinstance(term, Sum) else str(term)
+            out.append(text if i == 0 and sign == "+" else f"{sign} {text}")
+        return " ".join(out)
 
 
-Expr = Var | Num | DateLit | Name | FactRef | Sym | ParamRef | BinOp
+@dataclass(frozen=True, slots=True)
+class Scale:
+    """`3 * x` or `x * 0.5`: a value multiplied by a constant."""
+
+    factor: Num
+    inner: Expr
+
+    def __str__(self) -> str:
+        inner = f"({self.inner})" if isinstance(self.inner, Sum) else str(self.inner)
+        return f"{self.factor} * {inner}"
+
+
+SPAN_UNITS = {"day": "days", "days": "days", "month": "months", "months": "months",
+              "year": "years", "years": "years"}
+
+
+@dataclass(frozen=True, slots=True)
+class Span:
+    """A calendar duration: `90 days`, `8 years`, `6 months`, `10 business days`."""
+
+    count: int
+    unit: str  # "days" | "business_days" | "months" | "years"
+
+    def __str__(self) -> str:
+        return f"{self.count} {self.unit.replace('_', ' ')}"
+
+
+@dataclass(frozen=True, slots=True)
+class Call:
+    """A function applied to values in a comparison: `years_between(a, b)`, `max(a, b)`."""
+
+    func: str
+    args: tuple[Expr, ...]
+
+    def __str__(self) -> str:
+        return f"{self.func}({', '.join(map(str, self.args))})"
+
+
+@dataclass(frozen=True, slots=True)
+class Agg:
+    """`sum(payment_amount(P) : InsiderPayment(P))`, `count(P : payment(P))`: a value over the
+    entities P for which the condition holds."""
+
+    func: str  # "sum" | "count" | "min" | "max"
+    term: Expr
+    var: str
+    cond: Atom
+
+    def __str__(self) -> str:
+        return f"{self.func}({self.term} : {self.cond})"
+
+
+@dataclass(frozen=True, slots=True)
+class AttrRef:
+    """`payment_amount(P)`: the value of an attribute of the entity bound to P (resolved)."""
+
+    fact: str
+    var: str
+
+    def __str__(self) -> str:
+        return f"{self.fact}({self.var})"
+
+
+@dataclass(frozen=True, slots=True)
+class RuleValue:
+    """The number (or date) a value rule returns, used in another rule: `HomesteadExemption`."""
+
+    head: str
+
+    def __str__(self) -> str:
+        return self.head
+
+
+@dataclass(frozen=True, slots=True)
+class ValueDef:
+    """`Head = expression @ cite`: a rule that returns a number (or a date)."""
+
+    head: str
+    expr: Expr
+    cite: str | None
+    line: int
+    text: str
+
+
+AGGREGATES = ("sum", "count", "min", "max")
+
+Expr = (Var | Num | DateLit | Name | FactRef | Sym | ParamRef | Sum | Scale | Span | Call | Agg
+        | AttrRef | RuleValue)
 
 
 @dataclass(frozen=True, slots=True)
@@ -208,6 +306,7 @@ class Clause:
     head: str
     premises: tuple[Premise, ...]
     line: int
+    args: tuple[str, ...] = ()  # the head's variable (an entity), if any
 
 
 @dataclass
@@ -224,9 +323,12 @@ class RuleDecl:
     notes: list[str] = field(default_factory=list)
     clauses: list[Clause] = field(default_factory=list)
     source: str = ""  # the rule's text as written
+    value: ValueDef | None = None  # a rule that returns a number instead of true/false
 
     @property
     def head(self) -> str | None:
+        if self.value is not None:
+            return self.value.head
         return self.clauses[0].head if self.clauses else None
 
     @property
@@ -241,6 +343,18 @@ class RuleFile:
     rules: list[RuleDecl] = field(default_factory=list)
     issues: list[Issue] = field(default_factory=list)
     rejected: bool = False  # the whole file was refused (Python in it)
+    failed: list[FailedRule] = field(default_factory=list)  # rules left out, with the cause
+
+
+@dataclass(frozen=True, slots=True)
+class FailedRule:
+    """A rule left out of the library: its id, the predicate it meant to define (when its
+    text shows one) and the first error, the root cause of everything that depends on it."""
+
+    rule_id: str
+    head: str | None
+    cause: Issue
+    source: str = ""  # the rule's text as written
 
 
 # -- lexer ----------------------------------------------------------------------------------
@@ -266,7 +380,7 @@ _TOKEN = re.compile(
   | (?P<money>\$\s?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?)
   | (?P<number>\d+(?:\.\d+)?)(?![\w])
   | (?P<ident>[A-Za-z_][A-Za-z0-9_]*)
-  | (?P<op><=|>=|==|!=|:-|[<>&~(),+\-=|@])
+  | (?P<op><=|>=|==|!=|:-|[<>&~(),+\-*=|@:])
     """,
     re.VERBOSE,
 )
@@ -366,7 +480,7 @@ class _Clauses:
 
     def __init__(self, toks: list[Tok], base: str | None, line: int) -> None:
         self.toks, self.i, self.base = toks, 0, base
-        self.line = line
+        self.line, self.depth = line, 0
 
     def peek(self, k: int = 0) -> Tok | None:
         j = self.i + k
@@ -387,6 +501,24 @@ class _Clauses:
             raise _err(tok.line, tok.col, f"expected {text!r}, found {tok.text!r}")
         return tok
 
+    def value_def(self) -> ValueDef:
+        """`Head = expression [@ cite]`."""
+        head = self.next()
+        self.expect("=")
+        expr = _value(self.expr())
+        cite = None
+        tok = self.peek()
+        if tok is not None and tok.kind == "cite":
+            self.i += 1
+            try:
+                cite = resolve_cite(tok.text, self.base)
+            except ValueError as exc:
+                raise _err(tok.line, tok.col, str(exc)) from None
+        tok = self.peek()
+        if tok is not None:
+            raise _err(tok.line, tok.col, f"unexpected {tok.text!r} after the value")
+        return ValueDef(head.text, expr, cite, head.line, str(expr))
+
     def clause(self) -> Clause:
         head = self.next()
         if head.kind != "ident":
@@ -396,8 +528,14 @@ class _Clauses:
             raise _err(head.line, head.col,
                        f"rule heads are capitalized ({head.text!r} looks like a fact name)")
         nxt = self.peek()
+        args: tuple[str, ...] = ()
         if nxt is not None and nxt.text == "(":
-            raise _err(nxt.line, nxt.col, "rule heads take no arguments in this version")
+            self.i += 1
+            var, close = self.next(), self.next()
+            if var.kind != "ident" or not var.text[0].isupper() or close.text != ")":
+                raise _err(nxt.line, nxt.col, "a rule head takes at most one argument, a "
+                                              "variable for an entity: Head(P) <= payment(P) & ...")
+            args = (var.text,)
         arrow = self.next()
         if arrow.text not in ("<=", ":-"):
             raise _err(arrow.line, arrow.col, f"expected '<=' after the head, found {arrow.text!r}")
@@ -410,7 +548,7 @@ class _Clauses:
             if tok.text != "&":
                 raise _err(tok.line, tok.col, f"expected '&' between premises, found {tok.text!r}")
             premises.append(self.premise())
-        return Clause(head.text, tuple(premises), head.line)
+        return Clause(head.text, tuple(premises), head.line, args)
 
     def premise(self) -> Premise:
         start = self.peek()
@@ -461,9 +599,16 @@ class _Clauses:
             nxt = self.peek()
             if nxt is not None and nxt.text in NEGATED_OP:
                 raise _err(nxt.line, nxt.col, "chained comparisons: write a < b & b < c")
-            return Compare(op.text, left, right)
+            for side in (left, right):
+                if isinstance(side, Atom) and side.pred[0].isupper():
+                    raise _err(tok.line, tok.col, f"{side.pred} is a predicate (true or false) "
+                                                  "and has no value to compare")
+            return Compare(op.text, _value(left), _value(right))
         if op is not None and op.text == "=":
             raise _err(op.line, op.col, "use '==' to compare")
+        if isinstance(left, Span):
+            raise _err(tok.line, tok.col, f"{left} is a duration, not a premise: compare it, e.g. "
+                                          f"days_before_filing <= {left}")
         if isinstance(left, Atom):
             return left
         if isinstance(left, Name):
@@ -476,21 +621,46 @@ class _Clauses:
                                       "a fact or a comparison)")
 
     def expr(self) -> Expr | Atom:
-        left = self.term()
+        first = self.product()
+        terms: list[tuple[str, Expr | Atom]] = [("+", first)]
         while True:
             tok = self.peek()
             if tok is None or tok.text not in ("+", "-"):
+                break
+            self.i += 1
+            terms.append((tok.text, self.product()))
+        if len(terms) == 1:
+            return first
+        for _, t in terms:
+            if isinstance(t, Atom) and t.pred[0].isupper():
+                raise _err(self.line, 0, f"only values can be added or subtracted, not {t.pred}")
+        return Sum(tuple((sign, _value(t)) for sign, t in terms))
+
+    def product(self) -> Expr | Atom:
+        left = self.term()
+        while True:
+            tok = self.peek()
+            if tok is None or tok.text != "*":
                 return left
             self.i += 1
             right = self.term()
-            if isinstance(left, Atom) or isinstance(right, Atom):
-                raise _err(tok.line, tok.col, "only values can be added or subtracted")
-            left = BinOp(tok.text, left, right)
+            if isinstance(left, Num):
+                left = Scale(left, _value(right))
+            elif isinstance(right, Num):
+                left = Scale(right, _value(left))
+            else:
+                raise _err(tok.line, tok.col, f"{left} * {right}: one side of '*' must be a "
+                                              "number written in the rule (e.g. 2 * amount)")
 
     def term(self) -> Expr | Atom:
         tok = self.next()
         if tok.kind == "number" or tok.kind == "money":
-            return _number(tok)
+            num = _number(tok)
+            unit = self.peek()
+            if unit is not None and unit.kind == "ident" and (
+                    unit.text in SPAN_UNITS or unit.text == "business"):
+                return self.span(num, tok)
+            return num
         if tok.kind == "date":
             try:
                 return DateLit(date.fromisoformat(tok.text))
@@ -506,9 +676,15 @@ class _Clauses:
                 else:
                     while True:
                         arg = self.expr()
+                        sep = self.peek()
+                        if tok.text in AGGREGATES and not args and sep is not None \
+                                and sep.text == ":":
+                            return self.aggregate(tok, arg)
                         if isinstance(arg, Atom):
                             if arg.pred == "param" and len(arg.args) == 1:
                                 arg = ParamRef(str(arg.args[0]))
+                            elif arg.pred[0].islower():
+                                arg = Call(arg.pred, arg.args)
                             else:
                                 raise _err(tok.line, tok.col, f"{arg} cannot be an argument")
                         args.append(arg)
@@ -526,12 +702,55 @@ class _Clauses:
                 return Atom(tok.text, tuple(args))
             if tok.text[0].isupper() or tok.text[0] == "_":
                 return Var(tok.text)
+            if tok.text in SPAN_UNITS or tok.text == "business":
+                raise _err(tok.line, tok.col, f"{tok.text!r} must follow a whole number "
+                                              "(e.g. 8 years, 90 days, 10 business days)")
             return Name(tok.text)
         if tok.text == "(":
+            self.depth += 1
+            if self.depth > _MAX_DEPTH:
+                raise _err(tok.line, tok.col, f"parentheses nested more than {_MAX_DEPTH} deep")
             inner = self.expr()
             self.expect(")")
+            self.depth -= 1
             return inner
         raise _err(tok.line, tok.col, f"unexpected {tok.text!r}")
+
+    def aggregate(self, tok: Tok, term: Expr | Atom) -> Agg:
+        """The rest of `func(TERM : Cond(P))` after TERM."""
+        self.expect(":")
+        cond = self.term()
+        self.expect(")")
+        if not (isinstance(cond, Atom) and len(cond.args) == 1 and isinstance(cond.args[0], Var)):
+            raise _err(tok.line, tok.col, f"{tok.text}(... : Cond(P)): the condition is one "
+                                          "predicate or entity of one variable, e.g. "
+                                          f"{tok.text}(payment_amount(P) : InsiderPayment(P))")
+        var = cond.args[0].name
+        value = _value(term)
+        return Agg(tok.text, value, var, cond)
+
+    def span(self, num: Num, tok: Tok) -> Span:
+        unit = self.next()
+        word = unit.text
+        if word == "business":
+            days = self.next()
+            if days.text not in ("day", "days"):
+                raise _err(days.line, days.col, "expected 'business days'")
+            word = "business_days"
+        else:
+            word = SPAN_UNITS[word]
+        if not isinstance(num.value, int) or "$" in tok.text:
+            raise _err(tok.line, tok.col, f"a duration counts whole {word.replace('_', ' ')}: "
+                                          f"{tok.text} is not a whole number")
+        return Span(num.value, word)
+
+
+_MAX_DEPTH = 32
+
+
+def _value(t: Expr | Atom) -> Expr:
+    """A term used as a value: `f(x)` in a sum or product is a function call."""
+    return Call(t.pred, t.args) if isinstance(t, Atom) else t
 
 
 def parse_rules(text: str, path: str | Path = "<string>") -> RuleFile:
@@ -553,6 +772,7 @@ def parse_rules(text: str, path: str | Path = "<string>") -> RuleFile:
     lines = text.splitlines()
     current: RuleDecl | None = None
     broken = False  # the current rule had an error: skip to the next `rule` line
+    first_issue = 0  # the current rule's issues start here
     pending: list[tuple[int, str]] = []  # physical lines of the clause being read
     seen_rule = False
 
@@ -565,15 +785,24 @@ def parse_rules(text: str, path: str | Path = "<string>") -> RuleFile:
             toks: list[Tok] = []
             for n, segment in pending:
                 toks += _tokenize(segment, n)
-            clause = _Clauses(toks, out.base, pending[0][0]).clause()
-            current.clauses.append(clause)
+            parser = _Clauses(toks, out.base, pending[0][0])
+            if len(toks) > 1 and toks[1].text == "=":
+                if current.value is not None or current.clauses:
+                    raise _err(pending[0][0], 0, "a rule returns one value (one 'Head = ...' "
+                                                 "line) or defines clauses, not both")
+                current.value = parser.value_def()
+            else:
+                if current.value is not None:
+                    raise _err(pending[0][0], 0, "a rule returns one value (one 'Head = ...' "
+                                                 "line) or defines clauses, not both")
+                current.clauses.append(parser.clause())
         except _ParseError as exc:
             out.issues.append(Issue("error", "syntax", exc.message, path, exc.line, current.id))
             broken = True
         pending.clear()
 
     def close_rule() -> None:
-        nonlocal current, broken
+        nonlocal current, broken, first_issue
         flush_clause()
         if current is not None:
             if not broken:
@@ -582,7 +811,12 @@ def parse_rules(text: str, path: str | Path = "<string>") -> RuleFile:
                     out.issues.append(Issue("error", "syntax", message, path, line, current.id))
                 if not problems:
                     out.rules.append(current)
+            if len(out.issues) > first_issue:
+                head = current.head or _head_in(current.source)
+                out.failed.append(FailedRule(current.id, head, out.issues[first_issue],
+                                              current.source))
         current, broken = None, False
+        first_issue = len(out.issues)
 
     for n, raw in enumerate(lines, 1):
         code = _strip_comment(raw).rstrip()
@@ -618,7 +852,8 @@ def parse_rules(text: str, path: str | Path = "<string>") -> RuleFile:
         current.source += raw + "\n"
         if broken:
             continue
-        continues = bool(pending) and re.search(r"(<=|:-|&)\s*$", pending[-1][1]) is not None
+        continues = bool(pending) and re.search(r"(<=|:-|&|[=+*,(-])\s*$",
+                                                pending[-1][1]) is not None
         if stripped.startswith("&") or continues:
             if not pending:
                 out.issues.append(Issue("error", "syntax",
@@ -639,7 +874,15 @@ def parse_rules(text: str, path: str | Path = "<string>") -> RuleFile:
         flush_clause()
         if broken:
             continue
-        if not re.match(r"^\s*[A-Za-z_]\w*\s*(<=|:-)", code):
+        if re.match(r"^\s*[A-Za-z_]\w*\s*\((?!\s*[A-Z]\w*\s*\))[^)]*\)\s*(<=|:-)", code):
+            out.issues.append(Issue(
+                "error", "syntax", f"a rule head takes at most one argument, a variable for an "
+                f"entity: write '{word.split('(')[0]} <= ...' or "
+                f"'{word.split('(')[0]}(P) <= payment(P) & ...'", path, n, current.id))
+            broken = True
+            continue
+        if not re.match(r"^\s*[A-Za-z_]\w*\s*(?:\(\s*[A-Z]\w*\s*\)\s*)?(<=|:-|=(?!=))",
+                        code):
             out.issues.append(Issue(
                 "error", "syntax",
                 f"expected a directive ({', '.join(sorted(_DIRECTIVES))}) or a clause "
@@ -649,6 +892,13 @@ def parse_rules(text: str, path: str | Path = "<string>") -> RuleFile:
         pending.append((n, code))
     close_rule()
     return out
+
+
+def _head_in(source: str) -> str | None:
+    """The predicate a rule's text defines, read from its first clause line (for a rule that
+    failed to parse)."""
+    m = re.search(r"^\s*([A-Z]\w*)\s*(?:\([^)]*\))?\s*(?:<=|:-|=(?!=))", source, re.MULTILINE)
+    return m.group(1) if m else None
 
 
 def _directive(rule: RuleDecl, word: str, rest: str, base: str | None, line: int) -> None:
@@ -700,9 +950,16 @@ def _check_decl(rule: RuleDecl) -> list[tuple[str, int]]:
         problems.append(("missing 'cites ...' (the clauses this rule formalizes)", rule.line))
     if rule.effective_from is None:
         problems.append(("missing 'effective from YYYY-MM-DD'", rule.line))
-    if not rule.clauses:
-        problems.append(("no clauses: write 'Head <= ...' (or 'Head <= false')", rule.line))
+    if not rule.clauses and rule.value is None:
+        problems.append(("no clauses: write 'Head <= ...' (or 'Head <= false'), or a value "
+                         "'Head = ...'", rule.line))
     heads = {c.head for c in rule.clauses}
+    if len({len(c.args) for c in rule.clauses}) > 1:
+        problems.append((f"the clauses of {rule.head} differ in their arguments: all take an "
+                         "entity variable or none does", rule.clauses[-1].line))
+    if rule.value is not None and not rule.value.head[0].isupper():
+        problems.append((f"a value rule's name is capitalized: {rule.value.head}",
+                         rule.value.line))
     if len(heads) > 1:
         problems.append((f"one rule defines one predicate, found {', '.join(sorted(heads))}",
                          rule.clauses[1].line))

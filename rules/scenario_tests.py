@@ -156,10 +156,14 @@ def run_scenario(library: Library, sc: Scenario) -> ScenarioResult:
             failures.append(f"facts accepted, but a refusal mentioning {sc.error!r} was expected")
         if not sc.expect:
             return ScenarioResult(sc, failures)
-    unknown = [r for r in sc.expect if r not in library.by_id]
-    for r in unknown:
-        failures.append(f"rule {r}: no such rule in the library")
-    ids = [r for r in sc.expect if r in library.by_id]
+    for r in sc.expect:
+        if r in library.failed:
+            cause = library.failed[r].cause
+            root = "" if cause.rule_id == r else f" (it uses {cause.rule_id})"
+            failures.append(f"rule {r}: failed to load{root}, see {cause.file}:{cause.line}")
+        elif r not in library.by_id:
+            failures.append(f"rule {r}: no such rule in the library")
+    ids = [r for r in sc.expect if r in library.by_id and r not in library.failed]
     if not ids:
         return ScenarioResult(sc, failures)
     try:

@@ -103,6 +103,7 @@ class Verdict:
     exact: bool = True  # False: undetermined may hide a determined answer (see notes)
     notes: list[str] = field(default_factory=list)
     supporting: dict[str, Verdict] = field(default_factory=dict)  # rule id -> verdict used
+    value: Any = None  # what a value rule returns (an amount, a count, a date), when known
 
     def premise(self, ref: str) -> PremiseTrace:
         c, p = (int(x) for x in ref.split("."))
@@ -124,6 +125,8 @@ class Verdict:
             "missing_parameters": list(self.missing_parameters),
             "exact": self.exact, "notes": list(self.notes),
         }
+        if self.value is not None:
+            out["value"] = jsonable(self.value)
         if supporting:
             out["supporting"] = {k: v.to_dict(supporting=False)
                                  for k, v in sorted(self.supporting.items())}

@@ -8,7 +8,7 @@ from datetime import date
 import pytest
 from structfirst.rules.evaluator import evaluate
 from structfirst.rules.library_loader import Library, load_library
-from structfirst.rules.lint import lint_library
+from structfirst.rules.lint import check_tests, lint_library
 from structfirst.rules.parameters import ParamValue
 from structfirst.rules.scenario_tests import run_scenarios
 from structfirst.rules.selection import select_rules
@@ -43,11 +43,11 @@ def test_lint_finds_no_errors(lib: Library) -> None:
     assert not [i for i in issues if i.severity == "error"], [str(i) for i in issues]
 
 
-def test_every_rule_version_has_passing_scenario_tests(lib: Library) -> None:
-    report = run_scenarios(lib)
-    assert report.ok, [m for r in report.failed for m in r.messages()] + report.issues
-    assert {(r.id, r.version) for r in lib.rules} <= report.covered
-    assert len(report.results) >= 60
+def test_every_rule_version_has_scenario_tests(lib: Library) -> None:
+    """The scenarios themselves run one by one in test_rules_scenarios.py."""
+    assert not check_tests(lib), [str(i) for i in check_tests(lib)]
+    report = run_scenarios(lib, select="worked example")
+    assert report.ok and {(r.id, r.version) for r in lib.rules} > report.covered
 
 
 def test_the_reference_worked_example(lib: Library) -> None:
