@@ -40,11 +40,9 @@ class HardFilter:
     catalog: Catalog = field(compare=False, repr=False)
 
     def admits(self, version: ArtifactVersion) -> bool:
-        start, end = version.effective_from, version.effective_to
         return (
             version.type not in SCAFFOLDING_TYPES
-            and (self.as_of is None or start is None or start <= self.as_of)
-            and (self.as_of is None or end is None or self.as_of < end)
+            and (self.as_of is None or version.valid_at(self.as_of))
             and (self.jurisdiction is None
                  or jurisdiction_admits(self.jurisdiction, version.jurisdiction))
             and (self.authorities is None or version.authority in self.authorities)

@@ -68,7 +68,12 @@ def engine(tmp_path_factory: pytest.TempPathFactory, one_thread: None) -> Engine
     return Engine.open(root / "index")
 
 
-CONFIGS = load_configurations()
+# every configuration without learned steps (those are fitted and run end to end on the
+# fixture in test_stages.py and test_calibration.py)
+CONFIGS = {
+    name: cfg for name, cfg in load_configurations().items()
+    if not (cfg.fusion_model or cfg.reranker_model or cfg.calibration_model)
+}
 
 
 @pytest.mark.parametrize("name", list(CONFIGS))
