@@ -182,7 +182,11 @@ def fit_configurations(
                 for q in train_all
             ]
         folder = score_calibrator_folder(out_dir, cfg.name)
-        meta = fit_score_calibrator(cfg, examples(engine, train_all, frames), folder, record)
+        try:
+            meta = fit_score_calibrator(cfg, examples(engine, train_all, frames), folder, record)
+        except ValueError as exc:  # too few right (or wrong) top answers to cross-fit
+            saved.append(FittedStep(cfg.name, "score calibration", folder, {"skipped": str(exc)}))
+            continue
         saved.append(FittedStep(cfg.name, "score calibration", folder,
                                 {"fit_accuracy": meta["fit_accuracy"]}))
     return saved
