@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from datetime import date
+from typing import Any
 
 from structfirst.engine.catalog import ArtifactVersion, Catalog
 from structfirst.ingest.index_builder import IndexableDoc
@@ -173,3 +174,16 @@ HARD_FILTERS = [
     (date(2020, 1, 1), None, frozenset({"statute"})),
     (date(1990, 1, 1), None, None),  # nothing in force
 ]
+
+
+def assert_hard_filter_gives_its_allowed_set(
+    plane: Any, day: date, jurisdiction: str | None, authorities: frozenset[str] | None
+) -> None:
+    """A plane's search under the filter from interval and code columns returns exactly what
+    the same search under the filter's enumerated allowed set returns, all of it admitted."""
+    catalog = legal_catalog()
+    where = catalog.hard_filter(day, jurisdiction, authorities)
+    allowed = catalog.allowed(day, jurisdiction, authorities)
+    hits = plane.search(AMOUNT_QUERY, 8, where)
+    assert hits == plane.search(AMOUNT_QUERY, 8, allowed)
+    assert len(hits) == min(8, len(allowed)) and all(d in allowed for d, _ in hits)

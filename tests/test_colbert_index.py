@@ -17,7 +17,7 @@ from legal_passages import (
     S101_31,
     S547_C9_2005,
     S547_C9_2019,
-    legal_catalog,
+    assert_hard_filter_gives_its_allowed_set,
     legal_docs,
 )
 from structfirst.engine.colbert_plane import ColbertPlane
@@ -102,14 +102,7 @@ def test_index_moves_and_derives_its_checkpoint_again(built: dict, tmp_path: Pat
 def test_hard_filter_gives_what_its_allowed_set_gives(
     built: dict, day: date, jurisdiction: str | None, authorities: frozenset[str] | None
 ) -> None:
-    """The filter from interval and code columns selects exactly the versions it admits."""
-    plane: ColbertPlane = built["plane"]
-    catalog = legal_catalog()
-    where = catalog.hard_filter(day, jurisdiction, authorities)
-    allowed = catalog.allowed(day, jurisdiction, authorities)
-    hits = plane.search(AMOUNT_QUERY, 8, where)
-    assert hits == plane.search(AMOUNT_QUERY, 8, allowed)
-    assert len(hits) == min(8, len(allowed)) and all(d in allowed for d, _ in hits)
+    assert_hard_filter_gives_its_allowed_set(built["plane"], day, jurisdiction, authorities)
 
 
 def test_kmeans_is_sized_for_the_corpus() -> None:

@@ -16,7 +16,7 @@ from legal_passages import (
     S101_31,
     S547_C9_2005,
     S547_C9_2019,
-    legal_catalog,
+    assert_hard_filter_gives_its_allowed_set,
     legal_docs,
 )
 from structfirst.engine.dense_plane import DensePlane
@@ -160,14 +160,7 @@ def test_concurrent_searches_agree(built: dict) -> None:
 def test_hard_filter_gives_what_its_allowed_set_gives(
     built: dict, day: date, jurisdiction: str | None, authorities: frozenset[str] | None
 ) -> None:
-    """The filter from interval and code columns selects exactly the versions it admits."""
-    plane: DensePlane = built["plane"]
-    catalog = legal_catalog()
-    where = catalog.hard_filter(day, jurisdiction, authorities)
-    allowed = catalog.allowed(day, jurisdiction, authorities)
-    hits = plane.search(AMOUNT_QUERY, 8, where)
-    assert hits == plane.search(AMOUNT_QUERY, 8, allowed)
-    assert len(hits) == min(8, len(allowed)) and all(d in allowed for d, _ in hits)
+    assert_hard_filter_gives_its_allowed_set(built["plane"], day, jurisdiction, authorities)
 
 
 def test_length_buckets_bound_padded_tokens() -> None:
