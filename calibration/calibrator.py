@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 from structfirst.engine.pipeline import QueryFrame
 from structfirst.engine.query_parser import QUERY_TYPES
-from structfirst.fusion.models import ModelError, check_schema, library_versions
+from structfirst.fusion.models import ModelError, check_schema, library_versions, read_record
 
 META_FILE = "calibrator.json"
 CONFIDENCE_DOCS: dict[str, str] = {
@@ -194,12 +194,7 @@ def save_calibrator(folder: Path, calibrator: IsotonicCalibrator, meta: dict[str
 def load_calibrator(folder: Path) -> tuple[IsotonicCalibrator, dict[str, Any]]:
     """(the calibrator, its record: threshold, guarantee, snapshot id, ...)."""
     path = Path(folder) / META_FILE
-    try:
-        record = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise ModelError(f"{path}: no calibrator here (run `structfirst fit`)") from None
-    except json.JSONDecodeError as exc:
-        raise ModelError(f"{path}: not JSON ({exc})") from None
+    record = read_record(path, "calibrator")
     check_schema(path, record.get("feature_names"), CONFIDENCE_FEATURES)
     return IsotonicCalibrator.from_dict(record["calibrator"]), record
 

@@ -241,15 +241,20 @@ def write_meta(
     (folder / META_FILE).write_text(json.dumps(record, indent=2, ensure_ascii=False) + "\n")
 
 
+def read_record(path: Path, what: str) -> dict[str, Any]:
+    """A model folder's JSON record; ModelError naming the file when it is missing or bad."""
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise ModelError(f"{path}: no {what} here (run `structfirst fit`)") from None
+    except json.JSONDecodeError as exc:
+        raise ModelError(f"{path}: not JSON ({exc})") from None
+
+
 def read_meta(folder: Path, kind: str, names: Sequence[str] = FEATURE_NAMES) -> dict[str, Any]:
     """The folder's meta record, checked: its kind, and its feature schema against `names`."""
     path = Path(folder) / META_FILE
-    try:
-        meta = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise ModelError(f"{path}: no model here (run `structfirst fit`)") from None
-    except json.JSONDecodeError as exc:
-        raise ModelError(f"{path}: not JSON ({exc})") from None
+    meta = read_record(path, "model")
     if meta.get("kind") != kind:
         raise ModelError(f"{path}: a {meta.get('kind')!r} model, not {kind!r}")
     check_schema(path, meta.get("feature_names"), names)

@@ -1050,17 +1050,22 @@ def _trace(head: str, call: _Call, traces: dict[str, _HeadTrace]) -> _HeadTrace 
     return traces[head]
 
 
+def _parts(e: Expr, kind: type) -> list[Any]:
+    """The sub-expressions of type `kind` in `e` (sums, scalings and calls walked through)."""
+    if isinstance(e, kind):
+        return [e]
+    if isinstance(e, Sum):
+        return [x for _, t in e.terms for x in _parts(t, kind)]
+    if isinstance(e, Scale):
+        return _parts(e.inner, kind)
+    if isinstance(e, Call):
+        return [x for t in e.args for x in _parts(t, kind)]
+    return []
+
+
 def _rule_values(e: Expr) -> list[str]:
     """The value rules an expression uses."""
-    if isinstance(e, RuleValue):
-        return [e.head]
-    if isinstance(e, Sum):
-        return [h for _, t in e.terms for h in _rule_values(t)]
-    if isinstance(e, Scale):
-        return _rule_values(e.inner)
-    if isinstance(e, Call):
-        return [h for t in e.args for h in _rule_values(t)]
-    return []
+    return [v.head for v in _parts(e, RuleValue)]
 
 
 def _value_inputs(head: str, call: _Call, seen: frozenset[str] = frozenset()) -> dict[str, Any]:
@@ -1091,15 +1096,7 @@ def _uses_aggregates(heads: Iterable[str], call: _Call) -> bool:
 
 
 def _aggregates(e: Expr) -> list[Agg]:
-    if isinstance(e, Agg):
-        return [e]
-    if isinstance(e, Sum):
-        return [a for _, t in e.terms for a in _aggregates(t)]
-    if isinstance(e, Scale):
-        return _aggregates(e.inner)
-    if isinstance(e, Call):
-        return [a for t in e.args for a in _aggregates(t)]
-    return []
+    return _parts(e, Agg)
 
 
 def _entity_inputs(name: str, call: _Call) -> dict[str, Any]:
