@@ -19,6 +19,14 @@ import numpy as np
 from structfirst.engine.plane import SCAFFOLDING_TYPES, HardFilter, jurisdiction_admits
 from structfirst.ingest.index_builder import OPEN_END, OPEN_START, day_interval
 
+PROVISION_TYPES = frozenset({"Section", "Clause"})  # the levels of one provision's family
+SECTION_DEPTH = 4  # slashes in a section's node id: /us/usc/t11/s547
+
+
+def parent_node(node_id: str) -> str:
+    return node_id.rsplit("/", 1)[0]
+
+
 _COLUMNS = (
     "version_id, node_id, type, citation, heading, text, hierarchy_path, jurisdiction, authority, "
     "effective_from, effective_to, source_id, span_start, span_end"
@@ -105,7 +113,10 @@ class Catalog:
         )
         self.by_node: dict[str, list[ArtifactVersion]] = {}
         self.terms: dict[str, list[ArtifactVersion]] = {}  # DefinedTerm versions by lower name
+        self.children: dict[str, list[str]] = {}  # node id -> its direct children's, in order
         for v in vals:
+            if v.node_id not in self.by_node and v.type in PROVISION_TYPES:
+                self.children.setdefault(parent_node(v.node_id), []).append(v.node_id)
             self.by_node.setdefault(v.node_id, []).append(v)
             if v.type == "DefinedTerm":
                 self.terms.setdefault((v.heading or v.text).strip().lower(), []).append(v)
@@ -152,6 +163,15 @@ class Catalog:
     def columns_for(self, version_ids: Sequence[str]) -> VersionColumns:
         """The filter's columns for an index whose row i holds `version_ids[i]`."""
         return VersionColumns([self.versions.get(v) for v in version_ids])
+
+    def ancestors(self, node_id: str) -> list[str]:
+        """The provisions enclosing `node_id` in the index, nearest first, up to its section."""
+        out, node = [], node_id
+        while node.count("/") > SECTION_DEPTH:
+            node = parent_node(node)
+            if node in self.by_node and self.by_node[node][0].type in PROVISION_TYPES:
+                out.append(node)
+        return out
 
     def version_at(self, node_id: str, as_of: date) -> ArtifactVersion | None:
         return next((v for v in self.by_node.get(node_id, ()) if v.valid_at(as_of)), None)

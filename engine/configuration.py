@@ -48,6 +48,7 @@ class EngineConfig:
     plane_weights: dict[str, float] = field(default_factory=dict)  # weighted RRF, default 1
     hierarchy_penalty: int = 0  # ranks a clause drops when a provision enclosing it ranks higher
     rerank_depth: int = 50
+    family_depth: int = 0  # section-family expansion of the fused top N (learned fusion only)
     bm25_k1: float = 0.9
     bm25_b: float = 0.4
     hard_filters: str = "as_of"
@@ -90,6 +91,9 @@ def load_configurations(path: Path = CONFIGURATIONS_FILE) -> dict[str, EngineCon
             if entry.get(step, "") in kinds and not entry.get(STEPS[step][1]):
                 raise ValueError(f"{where}: a {entry[step]} {step} needs a model folder "
                                  f"([{name}.{step}] model = \"...\")")
+        if entry.get("family_depth", 0) and entry.get("fusion", "rrf") == "rrf":
+            raise ValueError(f"{where}: family_depth needs learned fusion (the features tell "
+                             "it which level of a family to rank)")
         if entry.get("hard_filters", "as_of") not in HARD_FILTERS:
             raise ValueError(f"{where}: hard_filters must be one of {HARD_FILTERS}")
         check_tuning(where, entry.get("tuning", {}), entry)

@@ -46,6 +46,7 @@ from structfirst.engine.stages import (
     HierarchyDemotion,
     NeuralScores,
     RetrievalStage,
+    SectionFamily,
     SymbolicStage,
 )
 from structfirst.engine.symbolic_plane import SymbolicPlane
@@ -341,6 +342,8 @@ class Engine:
                 stages.append(ColbertVote(self.neural_scorer(), cfg.rerank_depth, cfg.rrf_k))
         else:
             stages.append(RRFFusion(cfg.rrf_k))  # the candidate union, in RRF order
+            if cfg.family_depth:
+                stages.append(SectionFamily(self.catalog, cfg.family_depth))
             if cfg.neural:
                 stages.append(NeuralScores(self.neural_scorer(), cfg.rerank_depth))
             stages.append(self.features_stage(cfg))

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import replace
+from dataclasses import dataclass, field, replace
 from datetime import date
 from decimal import Decimal
 
@@ -32,6 +32,7 @@ PATH_EDGES = ("contains", "cross_refs", "defines", "uses", "annotates", "interpr
 VERDICT_KINDS = ("true", "false", "undetermined", "value")
 AGREEMENT_DEPTH = 10  # "modality agreement": the plane placed the candidate in its top 10
 EXCEPTION_DEPTH = 20  # an exception link counts among the top 20 candidates
+FAMILY_HEAD = 20  # family_descendants_head counts the planes' fused top 20
 EXCEPTION_WORDS = re.compile(r"\b(except|notwithstanding|subject to|other than)\b", re.I)
 _AMOUNT = re.compile(r"\$\s?(\d[\d,]*(?:\.\d+)?)")
 _DAYS = re.compile(r"\b(\d{1,4})\s+days\b", re.I)
@@ -58,6 +59,10 @@ FEATURE_DOCS: dict[str, str] = {
     "is_defined_term": "1 if the candidate is a defined-term node",
     "hierarchy_depth": "levels below its section (a section is 0)",
     "enclosing_ranks_higher": "1 if a provision enclosing it ranks higher in the input order",
+    "family_descendants_head": "how many of the planes' top 20 (fused order) lie inside it",
+    "family_descendant_rrank": "1 / fused rank of the best-ranked provision inside it; 0 none",
+    "family_ancestor_rrank": "1 / fused rank of the best-ranked provision enclosing it; 0 none",
+    "family_children": "direct sub-provisions it has in the index (a lead-in has some)",
     "term_overlap": "defined terms the candidate defines or uses that the question names",
     "citation_exact": "1 if the question cites exactly this provision",
     "citation_within": "1 if the candidate lies inside a provision the question cites",
@@ -165,6 +170,47 @@ def feature_hierarchy(node_id: str, higher: set[str]) -> dict[str, float]:
     }
 
 
+def feature_family(node_id: str, family: FamilyRanks, children: int) -> dict[str, float]:
+    """Where its section family ranks among the candidates the planes returned: provisions
+    inside it and enclosing it, and how many children it has."""
+    parts = node_id.split("/")
+    around = [family.rank[a] for a in ("/".join(parts[:n]) for n in range(2, len(parts)))
+              if a in family.rank]
+    inside = family.best_inside.get(node_id)
+    return {
+        "family_descendants_head": float(family.inside_head.get(node_id, 0)),
+        "family_descendant_rrank": 1.0 / inside if inside else 0.0,
+        "family_ancestor_rrank": 1.0 / min(around) if around else 0.0,
+        "family_children": float(children),
+    }
+
+
+@dataclass(slots=True)
+class FamilyRanks:
+    """Node id -> 1-based fused rank of the candidates some plane returned (the family
+    expansion's additions do not count), and per enclosing node the best rank inside it and
+    how many of the top `FAMILY_HEAD` lie inside it."""
+
+    rank: dict[str, int] = field(default_factory=dict)
+    best_inside: dict[str, int] = field(default_factory=dict)
+    inside_head: dict[str, int] = field(default_factory=dict)
+
+    @classmethod
+    def of(cls, node_ids: Sequence[str]) -> FamilyRanks:
+        out = cls()
+        for rank, node in enumerate(node_ids, 1):
+            if node in out.rank:
+                continue
+            out.rank[node] = rank
+            parts = node.split("/")
+            for n in range(2, len(parts)):
+                up = "/".join(parts[:n])
+                out.best_inside.setdefault(up, rank)
+                if rank <= FAMILY_HEAD:
+                    out.inside_head[up] = out.inside_head.get(up, 0) + 1
+        return out
+
+
 def feature_citation(node_id: str, cited: Sequence[str]) -> dict[str, float]:
     """Whether the question cites the provision, a provision enclosing it, or one inside it."""
     return {
@@ -230,6 +276,9 @@ class StructuralFeatures(Stage):
         top = {c.version_id for c in frame.candidates[:EXCEPTION_DEPTH]}
         neural = normalized(frame.neural_scores)
         positions = plane_positions(frame.ranked)
+        family = FamilyRanks.of([
+            self.catalog.versions[c.version_id].node_id for c in frame.candidates if c.plane_ranks
+        ])
         higher: set[str] = set()
         out = []
         for cand in frame.candidates:
@@ -244,6 +293,7 @@ class StructuralFeatures(Stage):
                 **feature_validity(v, query.as_of, parsed.jurisdiction.value),
                 **feature_authority(v),
                 **feature_hierarchy(v.node_id, higher),
+                **feature_family(v.node_id, family, len(self.catalog.children.get(v.node_id, ()))),
                 **feature_term_overlap(self._terms(v), question),
                 **feature_citation(v.node_id, cited),
                 "exception_link": self._exception_link(cand.version_id, top),

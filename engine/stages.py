@@ -1,4 +1,5 @@
-"""The retrieval stages: the planes, the ColBERT vote, the hierarchy demotion, neural scores.
+"""The retrieval stages: the planes, the ColBERT vote, the hierarchy demotion, neural scores,
+section-family expansion.
 
 Each wraps an existing plane or rule of the query path behind the `Stage` interface of
 `engine/pipeline.py`. The symbolic stage runs before the graph stage: the clauses its decided
@@ -105,6 +106,41 @@ class ColbertVote(Stage):
             candidates=(*head, *tail),
             neural_scores={**frame.neural_scores, **scores},
         )
+
+
+class SectionFamily(Stage):
+    """Section-family expansion: each of the top `depth` candidates brings in the provisions
+    enclosing it (up to its section) and its direct children, in force under the query's hard
+    filter, right after it, so the learned fusion can choose the level (a section's lead-in
+    with its children, or the clause itself); the order of the others is unchanged."""
+
+    name = "family"
+
+    def __init__(self, catalog: Catalog, depth: int, max_children: int = 12) -> None:
+        self.catalog = catalog
+        self.depth = depth
+        self.max_children = max_children
+
+    def transform(self, frame: QueryFrame) -> QueryFrame:
+        seen = {c.version_id for c in frame.candidates}
+        out: list[FusedCandidate] = []
+        for i, cand in enumerate(frame.candidates):
+            out.append(cand)
+            if i >= self.depth:
+                continue
+            for vid in self._family(cand.version_id, frame):
+                if vid not in seen:
+                    seen.add(vid)
+                    out.append(FusedCandidate(vid))
+        return replace(frame, candidates=tuple(out))
+
+    def _family(self, version_id: str, frame: QueryFrame) -> list[str]:
+        """The version ids of the candidate's ancestors and children allowed for the query."""
+        node = self.catalog.versions[version_id].node_id
+        kin = [*self.catalog.ancestors(node), *self.catalog.children.get(node, ())[
+            : self.max_children]]
+        found = (self.catalog.version_at(n, frame.query.as_of) for n in kin)
+        return [v.version_id for v in found if v and v.version_id in frame.query.allowed]
 
 
 class HierarchyDemotion(Stage):

@@ -51,6 +51,7 @@ planes = ["lexical"]
     ('hard_filters = "yesterday"', "hard_filters must be one of"),
     ('extends = "nowhere"', "extends 'nowhere', which is unknown or a cycle"),
     ('extends = "x"', "extends 'x', which is unknown or a cycle"),
+    ("family_depth = 30", r"\[x\]: family_depth needs learned fusion"),
 ])
 def test_bad_entries_are_refused_naming_the_entry(tmp_path: Path, body: str, message: str) -> None:
     path = _table(tmp_path, f'[x]\ndescription = "x"\nplanes = ["lexical"]\n{body}\n')

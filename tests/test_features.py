@@ -15,10 +15,12 @@ from structfirst.engine.features import (
     MISSING_PATH,
     MISSING_SCORE,
     OPEN_END_DAYS,
+    FamilyRanks,
     feature_agreement,
     feature_authority,
     feature_citation,
     feature_contradictions,
+    feature_family,
     feature_graph_path,
     feature_hierarchy,
     feature_matrix,
@@ -120,6 +122,18 @@ def test_hierarchy_depth_and_enclosing_provision_ranked_higher() -> None:
     assert f == {"hierarchy_depth": 2.0, "enclosing_ranks_higher": 1.0}
     f = feature_hierarchy("/us/usc/t11/s547", {"/us/usc/t11/s101"})
     assert f == {"hierarchy_depth": 0.0, "enclosing_ranks_higher": 0.0}
+
+
+def test_family_ranks_of_provisions_inside_and_enclosing() -> None:
+    family = FamilyRanks.of(["/us/usc/t11/s547/c/9", "/us/usc/t11/s101", "/us/usc/t11/s547/b"])
+    section = feature_family("/us/usc/t11/s547", family, children=9)
+    assert section == {"family_descendants_head": 2.0, "family_descendant_rrank": 1.0,
+                       "family_ancestor_rrank": 0.0, "family_children": 9.0}
+    clause = feature_family("/us/usc/t11/s547/c/9/A", family, children=0)
+    assert clause["family_ancestor_rrank"] == 1.0 and clause["family_descendant_rrank"] == 0.0
+    # a sibling is neither inside nor around; a prefix that is not a path step does not count
+    assert feature_family("/us/usc/t11/s547/c/1", family, 0)["family_ancestor_rrank"] == 0.0
+    assert feature_family("/us/usc/t11/s10", family, 0)["family_descendant_rrank"] == 0.0
 
 
 def test_citation_overlap_exact_within_and_enclosing() -> None:

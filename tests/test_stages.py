@@ -15,7 +15,7 @@ from learning_data import learned_config, query_labels, start_frames
 from structfirst.engine.configuration import get_configuration
 from structfirst.engine.engine import Engine
 from structfirst.engine.pipeline import Pipeline, QueryFrame, Stage
-from structfirst.engine.stages import ColbertVote, NeuralScores, SymbolicStage
+from structfirst.engine.stages import ColbertVote, NeuralScores, SectionFamily, SymbolicStage
 from structfirst.eval.query_set import Query
 from structfirst.fusion.models import LightGBMRanker, LogisticRanker
 from structfirst.fusion.reranker import DomainReranker
@@ -64,6 +64,29 @@ def test_symbolic_stage_runs_first_and_seeds_the_graph_stage(engine: Engine) -> 
     assert after.query.seeds[0] == "/us/usc/t11/s547/b" and after.verdicts
 
 
+def test_section_family_adds_the_enclosing_provisions_and_children_in_force(
+    engine: Engine,
+) -> None:
+    cfg = get_configuration("fast")
+    question = "Which small transfers can the trustee not avoid as preferences?"
+    frame = engine.start_frame(question, date(2019, 1, 1), None, cfg)
+    for stage in engine.stages(cfg)[:4]:
+        frame = stage.transform(frame)
+    out = SectionFamily(engine.catalog, depth=len(frame.candidates)).transform(frame)
+    nodes = [engine.catalog.versions[c.version_id].node_id for c in out.candidates]
+    before = {c.version_id for c in frame.candidates}
+    added = [c for c in out.candidates if c.version_id not in before]
+    assert added and all(not c.plane_ranks for c in added)
+    assert [c for c in out.candidates if c.version_id in before] == list(frame.candidates)
+    for node in nodes:
+        for up in engine.catalog.ancestors(node):
+            assert up in nodes, (node, up)
+    for c in added:
+        v = engine.catalog.versions[c.version_id]
+        assert v.valid_at(date(2019, 1, 1)) and c.version_id in frame.query.allowed
+    assert len(set(nodes)) == len(nodes)
+
+
 class SearcherScores:
     """A real scorer for the neural stages on the lexical-only fixture: Lucene BM25 scores of
     the given candidates (the same interface as the ColBERT MaxSim scorer)."""
@@ -89,6 +112,7 @@ def staged(engine: Engine, train_queries: list[Query]) -> list[tuple[Stage, list
         engine.stages(get_configuration("fast"))[3],  # weighted RRF
         ColbertVote(scorer, depth=20, rrf_k=60),
         engine.stages(get_configuration("fast"))[4],  # hierarchy demotion
+        SectionFamily(engine.catalog, depth=10),
         NeuralScores(scorer, depth=50),
         engine.features_stage(cfg),
         LearnedFusion(LightGBMRanker(n_estimators=5)),
@@ -142,7 +166,7 @@ def test_no_stage_leaks_one_query_into_another_across_threads(staged) -> None:
 
 
 def test_every_stage_fit_returns_the_stage(staged, train_queries: list[Query]) -> None:
-    assert len(staged) == 11, _ids(staged)
+    assert len(staged) == 12, _ids(staged)
     labels = query_labels(train_queries[:12])
     for stage, frames in staged:
         assert stage.fit(frames, labels) is stage
