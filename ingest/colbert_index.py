@@ -32,6 +32,11 @@ encoded twice and 16,384 centroids (12-19 minutes of k-means on two cores). Here
 sampled passages (either None: colbert-ai's own); `eval/bench_encode.py` measures the time and
 the recall of PLAID search against exhaustive MaxSim under both plans.
 
+A build is keyed by the checkpoint's weights, the ColBERT settings, colbert-ai's version and
+every passage in order (`build_key`), and kept under `<cache_dir>/colbert-index/<key>/`: an
+ingest whose passages, checkpoint and settings are those of an earlier one (say, with only a
+new dense encoder) copies that index instead of encoding and clustering again.
+
 colbert-ai compiles four small C++ extensions (segmented_maxsim, filter_pids,
 decompress_residuals, segmented_lookup) with torch's cpp_extension and ninja the first time they
 are used (about two minutes on two cores; cached under ~/.cache/torch_extensions afterwards).
@@ -40,6 +45,7 @@ are used (about two minutes on two cores; cached under ~/.cache/torch_extensions
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import json
 import math
 import os
@@ -65,6 +71,11 @@ from structfirst.ingest.progress import StepProgress
 PLAID_DIR = "plaid"
 DOCIDS_FILE = "docids.json"
 META_FILE = "structfirst.json"
+INDEX_CACHE = "colbert-index"  # <cache_dir>/colbert-index/<build key>/: built PLAID indexes
+BUILD_FIGURES = "figures.json"  # written last: its presence marks a complete cached build
+# the EncoderConfig fields a PLAID index depends on (besides the checkpoint's weights)
+COLBERT_SETTINGS = ("colbert_dim", "nbits", "doc_maxlen", "query_maxlen", "kmeans_niters",
+                    "partitions_per_sqrt", "kmeans_sample_per_sqrt")
 PROJECTION_SEED = 547
 KMEANS_SAMPLE_SEED = 12345
 TYPICAL_DOCLEN = 120  # colbert-ai's: the sample size does not depend on doc_maxlen
@@ -277,7 +288,9 @@ class ColbertIndexBuilder:
         cache_dir = Path(self.cache_dir or default_cache_dir(out_dir)).resolve()
         checkpoint = resolve_checkpoint(self.config, cache_dir)
         if docs:
-            figures = self._index([doc.contents for doc in docs], out_dir / PLAID_DIR, checkpoint)
+            figures = self._index_or_reuse(
+                [doc.contents for doc in docs], out_dir / PLAID_DIR, checkpoint, cache_dir
+            )
         else:
             figures = {"embeddings": 0, "partitions": 0}
         (out_dir / DOCIDS_FILE).write_text(json.dumps([doc.version_id for doc in docs]))
@@ -291,6 +304,42 @@ class ColbertIndexBuilder:
                 "encoder": self.config.to_json(), "figures": figures}
         (out_dir / META_FILE).write_text(json.dumps(meta, indent=2))
         return figures
+
+    def build_key(self, passages: Sequence[str], checkpoint: Path) -> str:
+        """A digest of everything a PLAID index depends on: the checkpoint's weights, the
+        ColBERT settings, colbert-ai's version and every passage in order."""
+        from importlib.metadata import version
+
+        settings = {k: v for k, v in self.config.to_json().items() if k in COLBERT_SETTINGS}
+        h = hashlib.sha256(json.dumps(
+            [model_fingerprint(checkpoint), settings, version("colbert-ai")], sort_keys=True
+        ).encode())
+        for passage in passages:
+            h.update(passage.encode("utf-8"))
+            h.update(b"\0")
+        return h.hexdigest()[:24]
+
+    def _index_or_reuse(
+        self, passages: list[str], index_path: Path, checkpoint: Path, cache_dir: Path
+    ) -> dict[str, Any]:
+        """The PLAID index of `passages`: copied from the cache when an earlier build had the
+        same key (`build_key`), else built and then kept in the cache for the next ingest."""
+        key = self.build_key(passages, checkpoint)
+        cached = cache_dir / INDEX_CACHE / key
+        if (cached / BUILD_FIGURES).is_file():
+            if index_path.exists():
+                shutil.rmtree(index_path)
+            shutil.copytree(cached / PLAID_DIR, index_path)
+            return {**json.loads((cached / BUILD_FIGURES).read_text()), "reused": key}
+        figures = self._index(passages, index_path, checkpoint)
+        tmp = cache_dir / INDEX_CACHE / f".tmp-{key}-{uuid.uuid4().hex[:8]}"
+        shutil.copytree(index_path, tmp / PLAID_DIR)
+        (tmp / BUILD_FIGURES).write_text(json.dumps(figures))
+        try:
+            tmp.rename(cached)
+        except OSError:  # another ingest kept the same build first
+            shutil.rmtree(tmp, ignore_errors=True)
+        return {**figures, "key": key}
 
     def _index(self, passages: list[str], index_path: Path, checkpoint: Path) -> dict[str, Any]:
         colbert = import_colbert()

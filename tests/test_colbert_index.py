@@ -98,6 +98,26 @@ def test_index_moves_and_derives_its_checkpoint_again(built: dict, tmp_path: Pat
     assert plane.search(AMOUNT_QUERY, 3) == built["plane"].search(AMOUNT_QUERY, 3)
 
 
+def test_a_second_build_of_the_same_passages_reuses_the_cached_index(built: dict) -> None:
+    assert "key" in built["figures"] and "reused" not in built["figures"]
+    again_dir = built["index_dir"] / "snap-2" / "colbert"
+    again = ColbertIndexBuilder(EncoderConfig.resolve()).build(legal_docs(), again_dir)
+    assert again["reused"] == built["figures"]["key"]
+    for name in ("ivf.pid.pt", "0.codes.pt", "centroids.pt"):
+        assert (again_dir / "plaid" / name).read_bytes() == (
+            built["dir"] / "plaid" / name).read_bytes()
+    assert ColbertPlane(again_dir).search(AMOUNT_QUERY, 3) == built["plane"].search(AMOUNT_QUERY, 3)
+    builder = ColbertIndexBuilder(EncoderConfig.resolve())
+    checkpoint = Path(built["dir"] / json.loads((built["dir"] / META_FILE).read_text())[
+        "checkpoint"]).resolve()
+    passages = [d.contents for d in legal_docs()]
+    edited = [passages[0] + " (as amended)", *passages[1:]]
+    assert builder.build_key(passages, checkpoint) == built["figures"]["key"]
+    assert builder.build_key(edited, checkpoint) != built["figures"]["key"]
+    other = replace(EncoderConfig.resolve(), nbits=4)
+    assert ColbertIndexBuilder(other).build_key(passages, checkpoint) != built["figures"]["key"]
+
+
 @pytest.mark.parametrize(("day", "jurisdiction", "authorities"), HARD_FILTERS)
 def test_hard_filter_gives_what_its_allowed_set_gives(
     built: dict, day: date, jurisdiction: str | None, authorities: frozenset[str] | None
