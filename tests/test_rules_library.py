@@ -11,7 +11,7 @@ from structfirst.rules.library_loader import Library, load_library
 from structfirst.rules.lint import check_tests, lint_library
 from structfirst.rules.parameters import ParamValue
 from structfirst.rules.scenario_tests import run_scenarios
-from structfirst.rules.selection import select_rules
+from structfirst.rules.selection import rule_facts, select_rules
 
 WORKED = {"transfer_amount": 6000, "days_before_filing": 100, "creditor_is_insider": False,
           "debtor_consumer_debts": False}
@@ -92,3 +92,23 @@ def test_select_rules_by_seed_prefix_and_predicate(lib: Library) -> None:
     assert select_rules(lib, ["/us/usc/t11/s9999"], ["zebra"]) == []
     versions = [r for r in select_rules(lib, ["/us/usc/t11/s109/e"], []) if r.id == "s109.e"]
     assert [r.version for r in versions] == [1, 2, 3]
+
+
+def test_select_rules_by_stated_facts(lib: Library) -> None:
+    index = rule_facts(lib)
+    assert "relationship" in index.facts["s547.b"]  # through § 547(b)(4)(B) and § 101(31)
+    assert "s101.31" in index.uses["s547.b"]
+    assert "transfer_amount" in index.specific and "debtor_kind" not in index.specific
+
+    def chosen(*facts: str) -> set[str]:
+        return {r.id for r in select_rules(lib, [], [], facts)}
+
+    # the rule that uses the most stated facts: § 547(b) uses both, (c)(9) and (b)(4) one each
+    assert chosen("transfer_amount", "days_before_filing") == {"s547.b"}
+    assert chosen("noncontingent_unsecured_debts", "secured_debts", "debtor_regular_income") \
+        == {"s109.e.eligible"}
+    # of rules tied on the stated facts, the innermost: the question is about the insider
+    assert chosen("creditor_is_insider", "relationship") == {"s101.31"}
+    # one specific fact, or context facts several sections use, point to no rule
+    assert chosen("transfer_amount") == set()
+    assert chosen("days_before_filing", "debtor_kind", "filing_date") == set()
