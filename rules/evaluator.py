@@ -482,6 +482,24 @@ class _Call:
         return (self.members_T.get(name, frozenset()), self.members_P.get(name, frozenset()),
                 kind)
 
+    def user_inputs(self, missing: Iterable[str]) -> list[str]:
+        """The missing facts as the inputs a user supplies: a fact its declarations derive
+        completely from others (days from two dates, a yes/no from a count) is named by its
+        unknown inputs, transitively; every other fact (entity inputs too) as it is."""
+        out: set[str] = set()
+        todo = list(missing)
+        seen = set(todo)
+        while todo:
+            name = todo.pop()
+            inputs = self.library.vocabulary.inputs(name)
+            unknown = [i for i in inputs if self.facts.value(i) is None]
+            if not unknown or any(i in seen for i in unknown):  # a cycle: keep the fact
+                out.add(name)
+            else:
+                todo += unknown
+                seen.update(unknown)
+        return sorted(out)
+
     def param(self, name: str) -> Any:
         v = self.params.get(name)
         if v is None:
@@ -1267,7 +1285,7 @@ def _entity_verdict(rule: Rule, call: _Call, traces: dict[str, _HeadTrace],
     if v.verdict is Tri.UNDETERMINED:
         facts: set[str] = set()
         _missing(head, call, traces, facts, set(), set())
-        v.missing_facts = sorted(facts)
+        v.missing_facts = call.user_inputs(facts)
     verdicts[rule.id] = v
     return v
 
@@ -1302,7 +1320,7 @@ def _value_verdict(rule: Rule, call: _Call, verdicts: dict[str, Verdict],
         v.grounds = ["1.1"]
     else:
         v.blocked_by = ["1.1"]
-        v.missing_facts = sorted(f for f, x in pt.facts.items() if x is None)
+        v.missing_facts = call.user_inputs(f for f, x in pt.facts.items() if x is None)
         v.missing_parameters = sorted(n for n, rec in pt.parameters.items() if "no_value" in rec)
     verdicts[rule.id] = v
     return v
@@ -1547,7 +1565,7 @@ def _verdict_for(rule_id: str, call: _Call, traces: dict[str, _HeadTrace],
         facts: set[str] = set()
         params: set[str] = set()
         _missing(head, call, traces, facts, params, set())
-        v.missing_facts = sorted(facts)
+        v.missing_facts = call.user_inputs(facts)
         v.missing_parameters = sorted(params)
         for name in v.missing_parameters:
             nv = call.params.get(name)

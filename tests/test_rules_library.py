@@ -6,6 +6,7 @@ import json
 from datetime import date
 
 import pytest
+from structfirst.eval.bench_rules import fact_sets
 from structfirst.rules.evaluator import evaluate
 from structfirst.rules.library_loader import Library, load_library
 from structfirst.rules.lint import check_tests, lint_library
@@ -112,3 +113,24 @@ def test_select_rules_by_stated_facts(lib: Library) -> None:
     # one specific fact, or context facts several sections use, point to no rule
     assert chosen("transfer_amount") == set()
     assert chosen("days_before_filing", "debtor_kind", "filing_date") == set()
+
+
+def test_missing_facts_are_the_inputs_a_user_supplies(lib: Library) -> None:
+    # the days before the petition follow from two dates; the filing date is known
+    v = {x.rule_id: x for x in evaluate(lib.versions("s547.b.4"), {
+        "filing_date": date(2016, 5, 2), "creditor_is_insider": True}, None, library=lib)}
+    assert v["s547.b.4"].missing_facts == ["transfer_date"]
+    # whether fewer than 12 hold claims follows from their number
+    v = {x.rule_id: x for x in evaluate(lib.versions("s303.b"), {
+        "petitioning_creditors": 1, "unsecured_claims_total": 30000}, date(2026, 1, 5),
+        library=lib)}
+    assert v["s303.b"].missing_facts == ["creditor_count"]
+    # a fact only sometimes implied by another stays an input (consumer debts -> individual)
+    assert lib.vocabulary.inputs("debtor_kind") == ()
+    assert lib.vocabulary.inputs("holders_fewer_than_12") == ("creditor_count",)
+    # over random fact sets, no missing fact is one its declarations settle from others
+    for facts in fact_sets(lib.vocabulary, 40, 3):
+        for x in evaluate(lib.rules, facts, facts["filing_date"], library=lib):
+            for name in x.missing_facts:
+                assert name in lib.vocabulary and not lib.vocabulary.inputs(name), (x.rule_id,
+                                                                                     name)
