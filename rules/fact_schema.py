@@ -19,6 +19,7 @@ derived, with how).
 from __future__ import annotations
 
 import difflib
+import functools
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
@@ -167,9 +168,13 @@ class Vocabulary:
         it can take (true and false, each value of an enumeration, both sides of one bound).
         Empty when no such facts exist (a fact only sometimes implied by another is itself an
         input the user supplies)."""
-        spec = self.facts.get(name)
-        if spec is None:
-            return ()
+        return self._inputs.get(name, ())
+
+    @functools.cached_property
+    def _inputs(self) -> dict[str, tuple[str, ...]]:
+        return {name: self._settled_by(spec) for name, spec in self.facts.items()}
+
+    def _settled_by(self, spec: FactSpec) -> tuple[str, ...]:
         if spec.days_between is not None:
             return spec.days_between
         sources = {n for d in spec.derived for n, _ in d.when}
