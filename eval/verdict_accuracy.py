@@ -9,7 +9,8 @@ only the question and the case date, `as_of`): the parser reads the citations, p
 facts; the plane chooses the rules from them (`rules.selection.select_rules`) and evaluates
 them on the parsed facts; a labeled rule the engine did not evaluate counts as wrong. The
 verdicts are read as the ablation runner reads a bundle's (`eval.ablation.bundle_verdicts`),
-so this equals the runner's `verdict_accuracy` of a configuration with the symbolic plane.
+so the per-question mean printed last equals the runner's `verdict_accuracy` of a configuration
+with the symbolic plane (the table counts verdicts).
 """
 
 from __future__ import annotations
@@ -52,12 +53,16 @@ def main(argv: list[str] | None = None) -> int:
     lib = default_library()
     # (split, rule) -> [n, gold correct, end-to-end correct]
     table: dict[tuple[str, str], list[int]] = defaultdict(lambda: [0, 0, 0])
+    per_question: dict[str, list[float]] = defaultdict(list)  # split -> end-to-end shares
     for split in args.splits.split(","):
         for q in load_queries(QUERIES_DIR / f"{split}.jsonl"):
             if not q.expected_verdicts:
                 continue
             gold = gold_verdicts(lib, q)
             e2e, parsed = engine_verdicts(lib, q)
+            per_question[split].append(sum(e2e.get(rid, "not evaluated") == want for rid, want
+                                           in q.expected_verdicts.items())
+                                       / len(q.expected_verdicts))
             for rid, want in q.expected_verdicts.items():
                 got = e2e.get(rid, "not evaluated")
                 for key in ((split, rid), (split, "all"), ("all", rid), ("all", "all")):
@@ -74,6 +79,10 @@ def main(argv: list[str] | None = None) -> int:
     for (split, rid), (n, g, e) in sorted(table.items(), key=lambda kv: (
             kv[0][0] == "all", kv[0][0], kv[0][1] == "all", kv[0][1])):
         print(f"{split:6} {rid:20} {n:4d} {g / n:10.3f} {e / n:10.3f}")
+    for split, shares in per_question.items():
+        print(f"{split}: end to end per question (the ablation runner's verdict_accuracy of a "
+              f"configuration with the symbolic plane): {sum(shares) / len(shares):.3f} over "
+              f"{len(shares)} questions")
     return 0
 
 
