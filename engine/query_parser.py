@@ -285,7 +285,7 @@ PREDICATE_RES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         (
             "eligibility",
             r"\beligib(?:le|ility)\b|\bqualif(?:y|ies|ied)\s+(?:for|as)\s+(?:a\s+)?(?:chapter|debtor)"
-            r"|\bmay\s+be\s+a\s+debtor\b|\bcan\s+(?:\w+\s+){0,3}?file\s+(?:for|under)\s+chapter\b|"
+            r"|\bmay\s+be\s+a\s+debtor\b|\bcan\s+(?:\w+\s+){0,3}?file\s+(?:(?:for|under)\s+)?chapter\b|"
             r"\bwho\s+(?:can|may)\s+(?:file|be\s+a\s+debtor)\b|\b(?:can|may|could)\b[^?.;]{0,80}?"
             r"\b(?:file|commence|bring)\s+an?\s+involuntary\b",
         ),

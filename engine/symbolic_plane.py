@@ -9,6 +9,7 @@ answers the dated parameters (thresholds) of the cited provisions at the as-of d
 from __future__ import annotations
 
 from collections.abc import Iterable
+from datetime import date
 from pathlib import Path
 from typing import Any
 
@@ -39,13 +40,9 @@ class SymbolicPlane:
 
     def evaluate(self, query: PlaneQuery, k: int) -> tuple[list[PlaneHit], list[dict[str, Any]]]:
         """Candidates (best first) and the plain-data verdicts or parameter lookups behind them."""
-        predicates = [query.predicate] if query.predicate else []
-        rules = select_rules(self.library, query.seeds, predicates)
-        if rules and set(query.facts) - DATE_FACTS:
-            verdicts = [
-                v.to_dict() for v in evaluate(rules, query.facts, query.as_of, library=self.library)
-            ]
-        else:
+        verdicts = rule_verdicts(self.library, query.seeds, query.predicate, query.facts,
+                                 query.as_of)
+        if not verdicts:
             verdicts = self._parameter_lookups(query)
         hits: dict[str, PlaneHit] = {}
         roles = answer_roles(verdicts)
@@ -111,6 +108,17 @@ class SymbolicPlane:
                 "value": premise["value"],
             }
             yield premise["citation"], score, support
+
+
+def rule_verdicts(library: Library, seeds: Iterable[str], predicate: str | None,
+                  facts: dict[str, Any], as_of: date) -> list[dict[str, Any]]:
+    """The plain-data verdicts of the rules the question implicates (`select_rules` on its
+    citations, predicate and facts), evaluated on its facts; none when it states no fact
+    besides dates."""
+    if not set(facts) - DATE_FACTS:
+        return []
+    rules = select_rules(library, seeds, [predicate] if predicate else [], facts)
+    return [v.to_dict() for v in evaluate(rules, facts, as_of, library=library)]
 
 
 def answer_roles(verdicts: list[dict[str, Any]]) -> dict[str, str]:

@@ -1,10 +1,16 @@
 """Verdict accuracy on the labeled verdict questions, two ways, per rule and split.
 
-    python -m structfirst.eval.verdict_accuracy [--splits train,dev,test]
+    python -m structfirst.eval.verdict_accuracy [--splits train,dev,test] [--show-misses]
 
-gold: the rule library evaluated on each query's gold facts (the build check: should be 1.0).
-end to end: the library evaluated on the facts the query parser reads from the question (the
-engine gets only the question and the case date, `as_of`).
+gold facts: the rules the query is labeled with, evaluated on its gold facts (the build check
+of the library: should be 1.0).
+end to end: what the engine's symbolic plane answers from the question alone (the engine gets
+only the question and the case date, `as_of`): the parser reads the citations, predicate and
+facts; the plane chooses the rules from them (`rules.selection.select_rules`) and evaluates
+them on the parsed facts; a labeled rule the engine did not evaluate counts as wrong. The
+verdicts are read as the ablation runner reads a bundle's (`eval.ablation.bundle_verdicts`),
+so the per-question mean printed last equals the runner's `verdict_accuracy` of a configuration
+with the symbolic plane (the table counts verdicts).
 """
 
 from __future__ import annotations
@@ -13,6 +19,8 @@ import argparse
 from collections import defaultdict
 
 from structfirst.engine.query_parser import parse_query
+from structfirst.engine.symbolic_plane import rule_verdicts
+from structfirst.eval.ablation import bundle_verdicts
 from structfirst.eval.build_query_set import QUERIES_DIR
 from structfirst.eval.query_set import SPLITS, Query, load_queries
 from structfirst.rules.evaluator import evaluate
@@ -21,9 +29,20 @@ from structfirst.rules.library_loader import Library, default_library
 _TRI = {"true": True, "false": False, "undetermined": "undetermined"}
 
 
-def verdicts(lib: Library, q: Query, facts: dict) -> dict[str, bool | str]:
+def gold_verdicts(lib: Library, q: Query) -> dict[str, bool | str]:
+    """The labeled rules evaluated on the gold facts."""
     rules = [r for rid in q.expected_verdicts for r in lib.versions(rid)]
-    return {v.rule_id: _TRI[v.verdict.value] for v in evaluate(rules, facts, q.as_of, library=lib)}
+    got = evaluate(rules, q.facts, q.as_of, library=lib)
+    return {v.rule_id: _TRI[v.verdict.value] for v in got}
+
+
+def engine_verdicts(lib: Library, q: Query) -> tuple[dict[str, bool | str], dict]:
+    """The symbolic plane's verdicts from the question and the case date alone, and the parse."""
+    parsed = parse_query(q.question, as_of=q.as_of)
+    got = rule_verdicts(lib, parsed.seeds, parsed.predicate.name if parsed.predicate else None,
+                        parsed.fact_values(), parsed.as_of.value)
+    return bundle_verdicts(got), {"seeds": parsed.seeds, "facts": parsed.fact_values(),
+                                  "predicate": parsed.predicate.name if parsed.predicate else None}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -34,26 +53,36 @@ def main(argv: list[str] | None = None) -> int:
     lib = default_library()
     # (split, rule) -> [n, gold correct, end-to-end correct]
     table: dict[tuple[str, str], list[int]] = defaultdict(lambda: [0, 0, 0])
+    per_question: dict[str, list[float]] = defaultdict(list)  # split -> end-to-end shares
     for split in args.splits.split(","):
         for q in load_queries(QUERIES_DIR / f"{split}.jsonl"):
             if not q.expected_verdicts:
                 continue
-            gold = verdicts(lib, q, q.facts)
-            parsed = parse_query(q.question, as_of=q.as_of)
-            e2e = verdicts(lib, q, parsed.fact_values())
+            gold = gold_verdicts(lib, q)
+            e2e, parsed = engine_verdicts(lib, q)
+            per_question[split].append(sum(e2e.get(rid, "not evaluated") == want for rid, want
+                                           in q.expected_verdicts.items())
+                                       / len(q.expected_verdicts))
             for rid, want in q.expected_verdicts.items():
+                got = e2e.get(rid, "not evaluated")
                 for key in ((split, rid), (split, "all"), ("all", rid), ("all", "all")):
                     row = table[key]
                     row[0] += 1
                     row[1] += gold[rid] == want
-                    row[2] += e2e[rid] == want
-                if args.show_misses and e2e[rid] != want:
-                    shown = {f.name: f.value for f in parsed.facts}
-                    print(f"miss {q.qid} {rid}: want {want}, got {e2e[rid]}; parsed {shown}")
-    print(f"{'split':6} {'rule':20} {'n':>4} {'gold':>6} {'end-to-end':>10}")
+                    row[2] += got == want
+                if args.show_misses and got != want:
+                    print(f"miss {q.qid} {rid}: want {want}, got {got}; engine also "
+                          f"{sorted(set(e2e) - {rid})}; parsed {parsed}; gold facts {q.facts}")
+                    print(f"   Q: {q.question}")
+    print("end to end: rules chosen by the engine (select_rules on the parsed question)")
+    print(f"{'split':6} {'rule':20} {'n':>4} {'gold facts':>10} {'end-to-end':>10}")
     for (split, rid), (n, g, e) in sorted(table.items(), key=lambda kv: (
             kv[0][0] == "all", kv[0][0], kv[0][1] == "all", kv[0][1])):
-        print(f"{split:6} {rid:20} {n:4d} {g / n:6.3f} {e / n:10.3f}")
+        print(f"{split:6} {rid:20} {n:4d} {g / n:10.3f} {e / n:10.3f}")
+    for split, shares in per_question.items():
+        print(f"{split}: end to end per question (the ablation runner's verdict_accuracy of a "
+              f"configuration with the symbolic plane): {sum(shares) / len(shares):.3f} over "
+              f"{len(shares)} questions")
     return 0
 
 

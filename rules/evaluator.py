@@ -349,10 +349,15 @@ def _answers(rows: Any) -> set[str]:
     return {row[0] for row in rows} if isinstance(rows, list) else set()
 
 
-def _program(library: Library) -> _Program:
-    """This thread's compiled program of `library`, made the thread's current logic."""
-    programs: dict[str, _Program] = _TL.__dict__.setdefault("programs", {})
-    prog = programs.get(library.fingerprint)
+def _program(library: Library, active: Mapping[str, Rule]) -> _Program:
+    """This thread's compiled program of the rule versions in force (`active`) of `library`,
+    made the thread's current logic. One program per set of versions in force (a handful per
+    library: the versions change at amendments), so no question pays for the clauses of the
+    versions not in force."""
+    programs: dict[tuple[str, tuple[str, ...]], _Program] = _TL.__dict__.setdefault(
+        "programs", {})
+    key = (library.fingerprint, _versions_key(active))
+    prog = programs.get(key)
     if prog is not None:
         if getattr(Logic.tl, "logic", None) is not prog.logic:
             prog.logic = Logic(prog.logic)  # switch this thread to it (a shallow copy)
@@ -361,13 +366,13 @@ def _program(library: Library) -> _Program:
     kinds = entity_kinds(library)
     sccs = {h: frozenset(group) for group in _sccs(_entity_deps(library.rules, kinds))
             for h in group}
-    for rule in library.rules:
+    for rule in active.values():
         _compile_rule(rule, kinds, sccs)
     h, x = Term("H"), Term("X")
     add_clause(Literal.make("sf_hP", [h]), Literal.make("sf_inactive", [h]))
     entities = {head: (Literal.make(_epred("T", head), [x]).lua,
                        Literal.make(_epred("P", head), [x]).lua) for head in kinds}
-    prog = programs[library.fingerprint] = _Program(
+    prog = programs[key] = _Program(
         Logic.tl.logic, Literal.make("sf_hT", [x]).lua, Literal.make("sf_hP", [x]).lua,
         entities)
     return prog
@@ -464,8 +469,7 @@ class _Call:
     @property
     def active_key(self) -> tuple[str, ...]:
         """The rule versions in force, as a cache key."""
-        key = getattr(self.active, "key", None)
-        return key if key is not None else tuple(sorted(r.key for r in self.active.values()))
+        return _versions_key(self.active)
 
     def listed(self, kind: str) -> tuple[Entity, ...]:
         return tuple(self.facts.entities.get(kind, ()))
@@ -481,6 +485,24 @@ class _Call:
         kind = entity_kinds(self.library)[name]
         return (self.members_T.get(name, frozenset()), self.members_P.get(name, frozenset()),
                 kind)
+
+    def user_inputs(self, missing: Iterable[str]) -> list[str]:
+        """The missing facts as the inputs a user supplies: a fact its declarations derive
+        completely from others (days from two dates, a yes/no from a count) is named by its
+        unknown inputs, transitively; every other fact (entity inputs too) as it is."""
+        out: set[str] = set()
+        todo = list(missing)
+        seen = set(todo)
+        while todo:
+            name = todo.pop()
+            inputs = self.library.vocabulary.inputs(name)
+            unknown = [i for i in inputs if self.facts.value(i) is None]
+            if not unknown or any(i in seen for i in unknown):  # a cycle: keep the fact
+                out.add(name)
+            else:
+                todo += unknown
+                seen.update(unknown)
+        return sorted(out)
 
     def param(self, name: str) -> Any:
         v = self.params.get(name)
@@ -982,12 +1004,7 @@ def _trace(head: str, call: _Call, traces: dict[str, _HeadTrace]) -> _HeadTrace 
     for ci, clause in enumerate(rule.clauses, 1):
         g = call.ground.get(clause_id(rule, ci)) or _ground(clause, call)
         env = g.env
-        env_src = {}
-        for p in clause.premises:
-            if isinstance(p.resolved, RBind):
-                env_src[p.resolved.var] = ("fact", p.resolved.fact)
-            elif isinstance(p.resolved, RParam):
-                env_src[p.resolved.var] = ("param", p.resolved.param)
+        reads = _comparison_reads(rule, ci, call.library)
         vals = []
         for pi, p in enumerate(clause.premises, 1):
             r = p.resolved
@@ -1023,21 +1040,18 @@ def _trace(head: str, call: _Call, traces: dict[str, _HeadTrace]) -> _HeadTrace 
                 pt.detail = f"{r.var} = {_fmt(env.get(r.var))}"
             elif isinstance(r, RCompare):
                 pt.kind = "comparison"
-                fs: set[str] = set()
-                ps: set[str] = set()
-                _collect(r.left, env_src, fs, ps)
-                _collect(r.right, env_src, fs, ps)
-                pt.facts = {f: values.get(f) for f in sorted(fs)}
-                for name in sorted(ps):
+                fs, ps, heads, aggs = reads[pi]
+                pt.facts = {f: values.get(f) for f in fs}
+                for name in ps:
                     call.param(name)
                     pt.parameters[name] = call.params[name].to_dict()
                 pt.detail = (f"{_expr_text(r.left, env, values, call)} {r.op} "
                              f"{_expr_text(r.right, env, values, call)}")
-                for head in _rule_values(r.left) + _rule_values(r.right):
+                for head in heads:
                     pt.detail += f"; {head}: {call.computed.get(head, '')}"
                     if pt.value is Tri.UNDETERMINED:
                         pt.facts.update(_value_inputs(head, call))
-                for agg in _aggregates(r.left) + _aggregates(r.right):
+                for agg in aggs:
                     pt.detail += f"; {agg} = {call.computed.get(str(agg), '')}"
                     if pt.value is Tri.UNDETERMINED:
                         pt.facts.update(_entity_inputs(agg.cond.pred, call))
@@ -1048,6 +1062,38 @@ def _trace(head: str, call: _Call, traces: dict[str, _HeadTrace]) -> _HeadTrace 
     value = disj(clause_values)
     traces[head] = _HeadTrace(rule, value, clauses, premises, clause_values)
     return traces[head]
+
+
+_Reads = tuple[list[str], list[str], list[str], list[Agg]]
+
+
+def _comparison_reads(rule: Rule, ci: int, library: Library) -> dict[int, _Reads]:
+    """For each comparison premise of clause `ci` (by premise index): the facts and parameters
+    it reads (through the clause's bindings), the value rules and the aggregates it uses. The
+    clause's text fixes them: worked out once per library, not per question."""
+    key = ("comparison reads", rule.key, ci)
+    got = library.cache.get(key)
+    if got is not None:
+        return got
+    clause = rule.clauses[ci - 1]
+    env_src: dict[str, tuple[str, str]] = {}
+    for p in clause.premises:
+        if isinstance(p.resolved, RBind):
+            env_src[p.resolved.var] = ("fact", p.resolved.fact)
+        elif isinstance(p.resolved, RParam):
+            env_src[p.resolved.var] = ("param", p.resolved.param)
+    got = {}
+    for pi, p in enumerate(clause.premises, 1):
+        r = p.resolved
+        if isinstance(r, RCompare):
+            fs: set[str] = set()
+            ps: set[str] = set()
+            _collect(r.left, env_src, fs, ps)
+            _collect(r.right, env_src, fs, ps)
+            got[pi] = (sorted(fs), sorted(ps), _rule_values(r.left) + _rule_values(r.right),
+                       _aggregates(r.left) + _aggregates(r.right))
+    library.cache[key] = got
+    return got
 
 
 def _parts(e: Expr, kind: type) -> list[Any]:
@@ -1180,6 +1226,12 @@ def _cone(heads: Iterable[str], active: Mapping[str, Rule], library: Library) ->
     return got
 
 
+def _versions_key(active: Mapping[str, Rule]) -> tuple[str, ...]:
+    """The rule versions in force, as a cache key."""
+    key = getattr(active, "key", None)
+    return key if key is not None else tuple(sorted(r.key for r in active.values()))
+
+
 class _Active(dict[str, Rule]):
     """The version in force of each predicate on a day, with the set's key."""
 
@@ -1197,6 +1249,7 @@ def _active(library: Library, day: date) -> dict[str, Rule]:
                     got[head] = r
                     break
         got.key = tuple(sorted(r.key for r in got.values()))
+        got = library.cache.setdefault(("active set", got.key), got)  # one per set, not per day
         if len(library.cache) < 10_000:
             library.cache[key] = got
     return got
@@ -1215,7 +1268,7 @@ def evaluate(rules: Iterable[Rule], facts: Mapping[str, Any] | FactSet, as_of: d
     call = _Call(lib, fs, day, active, {})
     wanted = {r.head for i in ids for r in lib.versions(i)}
     cone = _cone(wanted, active, lib)
-    program = _program(lib)
+    program = _program(lib, active)
     entity_heads = [h for h in cone if h in active and _of_entities(active[h])]
     if entity_heads:
         _entity_phase(entity_heads, call, program)
@@ -1267,7 +1320,7 @@ def _entity_verdict(rule: Rule, call: _Call, traces: dict[str, _HeadTrace],
     if v.verdict is Tri.UNDETERMINED:
         facts: set[str] = set()
         _missing(head, call, traces, facts, set(), set())
-        v.missing_facts = sorted(facts)
+        v.missing_facts = call.user_inputs(facts)
     verdicts[rule.id] = v
     return v
 
@@ -1302,7 +1355,7 @@ def _value_verdict(rule: Rule, call: _Call, verdicts: dict[str, Verdict],
         v.grounds = ["1.1"]
     else:
         v.blocked_by = ["1.1"]
-        v.missing_facts = sorted(f for f, x in pt.facts.items() if x is None)
+        v.missing_facts = call.user_inputs(f for f, x in pt.facts.items() if x is None)
         v.missing_parameters = sorted(n for n, rec in pt.parameters.items() if "no_value" in rec)
     verdicts[rule.id] = v
     return v
@@ -1471,7 +1524,7 @@ def entity_members(facts: Mapping[str, Any] | FactSet, as_of: date | None, libra
     if oracle:
         return _members_oracle(heads, call)
     if heads:
-        _entity_phase(heads, call, _program(library))
+        _entity_phase(heads, call, _program(library, call.active))
     return {h: (call.members_T[h], call.members_P[h]) for h in heads}
 
 
@@ -1547,7 +1600,7 @@ def _verdict_for(rule_id: str, call: _Call, traces: dict[str, _HeadTrace],
         facts: set[str] = set()
         params: set[str] = set()
         _missing(head, call, traces, facts, params, set())
-        v.missing_facts = sorted(facts)
+        v.missing_facts = call.user_inputs(facts)
         v.missing_parameters = sorted(params)
         for name in v.missing_parameters:
             nv = call.params.get(name)

@@ -19,6 +19,7 @@ derived, with how).
 from __future__ import annotations
 
 import difflib
+import functools
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
@@ -75,6 +76,8 @@ class Derivation:
 
 
 BOUND_WORDS = {"less_than": "<", "at_most": "<=", "more_than": ">", "at_least": ">="}
+_COMPLEMENT = {"less_than": "at_least", "at_least": "less_than", "at_most": "more_than",
+               "more_than": "at_most"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -158,6 +161,39 @@ class Vocabulary:
 
     def values(self) -> Iterable[FactSpec]:
         return self.facts.values()
+
+    def inputs(self, name: str) -> tuple[str, ...]:
+        """The facts that settle `name` whatever their values, by its declared derivations:
+        the two dates of `days_between`, or the one fact whose conditions cover every value
+        it can take (true and false, each value of an enumeration, both sides of one bound).
+        Empty when no such facts exist (a fact only sometimes implied by another is itself an
+        input the user supplies)."""
+        return self._inputs.get(name, ())
+
+    @functools.cached_property
+    def _inputs(self) -> dict[str, tuple[str, ...]]:
+        return {name: self._settled_by(spec) for name, spec in self.facts.items()}
+
+    def _settled_by(self, spec: FactSpec) -> tuple[str, ...]:
+        if spec.days_between is not None:
+            return spec.days_between
+        sources = {n for d in spec.derived for n, _ in d.when}
+        if len(sources) != 1 or any(len(d.when) != 1 for d in spec.derived):
+            return ()
+        (source,) = sources
+        conds = [d.when[0][1] for d in spec.derived]
+        src = self.facts.get(source)
+        if src is None:
+            return ()
+        if src.type is FactType.BOOL:
+            covered = {True, False} <= {c for c in conds if isinstance(c, bool)}
+        elif src.type is FactType.ENUM:
+            covered = set(src.values) <= {c for c in conds if isinstance(c, str)}
+        else:
+            bounds = {(b.op, b.limit) for b in conds if isinstance(b, Bound)}
+            covered = any((op, limit) in bounds and (_COMPLEMENT[op], limit) in bounds
+                          for op, limit in bounds)
+        return (source,) if covered else ()
 
 
 def fact_files(root: Path) -> list[Path]:

@@ -65,7 +65,7 @@ class Rule:
     def version(self) -> int:
         return self.decl.version or 0
 
-    @property
+    @functools.cached_property
     def key(self) -> str:
         return f"{self.decl.id}@{self.version}"
 

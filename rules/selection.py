@@ -1,9 +1,11 @@
-"""Choosing the rules a query implicates, from its seed citations and its predicate words."""
+"""Choosing the rules a query implicates: from the provisions it cites, the predicate words it
+uses and the facts it states."""
 
 from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from typing import NamedTuple
 
 from structfirst.rules.library_loader import Library, Rule
 
@@ -23,15 +25,56 @@ def _words(text: str) -> set[str]:
     return {_stem(w) for w in re.findall(r"[A-Za-z]+", text) if len(w) > 2}
 
 
+# A question implicates a rule by its facts when it states at least this many of the facts
+# specific to the rule's section that the rule turns on: one fact alone is too thin a pointer.
+MIN_SPECIFIC_FACTS = 2
 _STOP = {"the", "and", "for", "can", "this", "that", "under", "with", "what", "does", "transfer"}
 
 
+class RuleFacts(NamedTuple):
+    """What the library's rules turn on, for choosing rules by the facts a question states."""
+
+    facts: dict[str, frozenset[str]]  # rule id -> the facts its verdict can depend on
+    uses: dict[str, frozenset[str]]  # rule id -> the rules it uses, transitively
+    specific: frozenset[str]  # facts the rules of one rule file (one section) only use
+
+
+def rule_facts(library: Library) -> RuleFacts:
+    """Each rule id's facts: those its versions use, with those of the rules they use (through
+    their heads), transitively. A fact several sections use (the kind of debtor, the filing
+    date) is context, not specific: it points to no rule by itself."""
+    got = library.cache.get("rule_facts")
+    if got is not None:
+        return got
+    direct = {rid: frozenset().union(*(r.facts for r in vs)) for rid, vs in library.by_id.items()}
+    calls = {rid: {u.id for r in vs for p in r.preds for u in library.by_head.get(p, [])}
+             for rid, vs in library.by_id.items()}
+    files: dict[str, set[str]] = {}
+    for r in library.rules:
+        for f in r.facts:
+            files.setdefault(f, set()).add(r.file)
+    facts: dict[str, frozenset[str]] = {}
+    uses: dict[str, frozenset[str]] = {}
+    for rid in library.by_id:
+        seen, todo = {rid}, [rid]
+        while todo:
+            todo += [u for u in calls[todo.pop()] - seen]
+            seen |= set(todo)
+        facts[rid] = frozenset().union(*(direct[u] for u in seen))
+        uses[rid] = frozenset(seen - {rid})
+    got = RuleFacts(facts, uses, frozenset(f for f, fs in files.items() if len(fs) == 1))
+    library.cache["rule_facts"] = got
+    return got
+
+
 def select_rules(library: Library, seed_citations: Iterable[str] = (),
-                 predicates: Iterable[str] | str | None = ()) -> list[Rule]:
+                 predicates: Iterable[str] | str | None = (),
+                 facts: Iterable[str] = ()) -> list[Rule]:
     """The rules a query implicates: those citing a seed or something under it (prefix-aware:
     `/us/usc/t11/s547` implicates rules citing `/us/usc/t11/s547/...`, and a seed below a
-    rule's citation implicates that rule too), and those whose head, id or keywords match a
-    predicate word. Every version of each rule is returned (evaluate picks the one in force)."""
+    rule's citation implicates that rule too), those whose head, id or keywords match a
+    predicate word, and those its stated `facts` point to (`_chosen_by_facts`). Every
+    version of each rule is returned (evaluate picks the one in force)."""
     seeds = [s.strip().rstrip("/") for s in seed_citations if s and s.strip()]
     if isinstance(predicates, str):
         predicates = [predicates]
@@ -39,6 +82,7 @@ def select_rules(library: Library, seed_citations: Iterable[str] = (),
     for p in predicates or ():
         words |= _words(p)
     words -= {_stem(w) for w in _STOP}
+    by_facts = _chosen_by_facts(rule_facts(library), set(facts))
     chosen: list[tuple[int, str]] = []
     for rule_id, versions in library.by_id.items():
         cites = {c for r in versions for c in r.all_citations()}
@@ -48,9 +92,20 @@ def select_rules(library: Library, seed_citations: Iterable[str] = (),
         for r in versions:
             vocab |= _words(r.head) | {_stem(k) for kw in r.decl.keywords for k in kw.split()}
         by_word = bool(words & vocab)
-        if by_seed or by_word:
-            chosen.append((0 if by_seed and by_word else 1, rule_id))
+        if by_seed or by_word or rule_id in by_facts:
+            chosen.append((2 - (by_seed and by_word) - (rule_id in by_facts), rule_id))
     out: list[Rule] = []
     for _, rule_id in sorted(chosen):
         out += library.versions(rule_id)
     return out
+
+
+def _chosen_by_facts(index: RuleFacts, stated: set[str]) -> set[str]:
+    """Of the rules that use at least MIN_SPECIFIC_FACTS stated specific facts, those that use
+    the most stated facts; of these, the innermost (a rule using another of them adds no
+    stated fact, and evaluating the inner one evaluates what the question is about)."""
+    covers = {rid: len(stated & fs) for rid, fs in index.facts.items()
+              if len(stated & index.specific & fs) >= MIN_SPECIFIC_FACTS}
+    most = max(covers.values(), default=0)
+    tied = {rid for rid, n in covers.items() if n == most}
+    return {rid for rid in tied if not index.uses[rid] & tied}

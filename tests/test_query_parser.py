@@ -637,6 +637,11 @@ def test_relationship_words_need_a_bankruptcy_question():
             "exception_application",
             "eligibility",
         ),
+        (  # "file chapter 13" without "for"/"under", as practitioners say it
+            "She owes $90,000 in card debt and a $200,000 mortgage. Can she file chapter 13?",
+            "exception_application",
+            "eligibility",
+        ),
         ("Is a $6,000 transfer below the threshold?", "threshold_check", "threshold"),
         (
             "What was the §547(c)(9) threshold for a case filed in June 2011?",

@@ -6,12 +6,13 @@ import json
 from datetime import date
 
 import pytest
+from structfirst.eval.bench_rules import fact_sets
 from structfirst.rules.evaluator import evaluate
 from structfirst.rules.library_loader import Library, load_library
 from structfirst.rules.lint import check_tests, lint_library
 from structfirst.rules.parameters import ParamValue
 from structfirst.rules.scenario_tests import run_scenarios
-from structfirst.rules.selection import select_rules
+from structfirst.rules.selection import rule_facts, select_rules
 
 WORKED = {"transfer_amount": 6000, "days_before_filing": 100, "creditor_is_insider": False,
           "debtor_consumer_debts": False}
@@ -92,3 +93,44 @@ def test_select_rules_by_seed_prefix_and_predicate(lib: Library) -> None:
     assert select_rules(lib, ["/us/usc/t11/s9999"], ["zebra"]) == []
     versions = [r for r in select_rules(lib, ["/us/usc/t11/s109/e"], []) if r.id == "s109.e"]
     assert [r.version for r in versions] == [1, 2, 3]
+
+
+def test_select_rules_by_stated_facts(lib: Library) -> None:
+    index = rule_facts(lib)
+    assert "relationship" in index.facts["s547.b"]  # through § 547(b)(4)(B) and § 101(31)
+    assert "s101.31" in index.uses["s547.b"]
+    assert "transfer_amount" in index.specific and "debtor_kind" not in index.specific
+
+    def chosen(*facts: str) -> set[str]:
+        return {r.id for r in select_rules(lib, [], [], facts)}
+
+    # the rule that uses the most stated facts: § 547(b) uses both, (c)(9) and (b)(4) one each
+    assert chosen("transfer_amount", "days_before_filing") == {"s547.b"}
+    assert chosen("noncontingent_unsecured_debts", "secured_debts", "debtor_regular_income") \
+        == {"s109.e.eligible"}
+    # of rules tied on the stated facts, the innermost: the question is about the insider
+    assert chosen("creditor_is_insider", "relationship") == {"s101.31"}
+    # one specific fact, or context facts several sections use, point to no rule
+    assert chosen("transfer_amount") == set()
+    assert chosen("days_before_filing", "debtor_kind", "filing_date") == set()
+
+
+def test_missing_facts_are_the_inputs_a_user_supplies(lib: Library) -> None:
+    # the days before the petition follow from two dates; the filing date is known
+    v = {x.rule_id: x for x in evaluate(lib.versions("s547.b.4"), {
+        "filing_date": date(2016, 5, 2), "creditor_is_insider": True}, None, library=lib)}
+    assert v["s547.b.4"].missing_facts == ["transfer_date"]
+    # whether fewer than 12 hold claims follows from their number
+    v = {x.rule_id: x for x in evaluate(lib.versions("s303.b"), {
+        "petitioning_creditors": 1, "unsecured_claims_total": 30000}, date(2026, 1, 5),
+        library=lib)}
+    assert v["s303.b"].missing_facts == ["creditor_count"]
+    # a fact only sometimes implied by another stays an input (consumer debts -> individual)
+    assert lib.vocabulary.inputs("debtor_kind") == ()
+    assert lib.vocabulary.inputs("holders_fewer_than_12") == ("creditor_count",)
+    # over random fact sets, no missing fact is one its declarations settle from others
+    for facts in fact_sets(lib.vocabulary, 40, 3):
+        for x in evaluate(lib.rules, facts, facts["filing_date"], library=lib):
+            for name in x.missing_facts:
+                assert name in lib.vocabulary and not lib.vocabulary.inputs(name), (x.rule_id,
+                                                                                     name)
