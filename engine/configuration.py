@@ -49,6 +49,7 @@ class EngineConfig:
     hierarchy_penalty: int = 0  # ranks a clause drops when a provision enclosing it ranks higher
     rerank_depth: int = 50
     family_depth: int = 0  # section-family expansion of the fused top N (learned fusion only)
+    expansion_weight: float = 0.0  # BM25 weight of the legal thesaurus's terms (0: no expansion)
     bm25_k1: float = 0.9
     bm25_b: float = 0.4
     hard_filters: str = "as_of"

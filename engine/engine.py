@@ -40,6 +40,7 @@ from structfirst.engine.graph_plane import GraphPlane
 from structfirst.engine.pipeline import Pipeline, QueryFrame, Stage, elapsed_ms
 from structfirst.engine.plane import HardFilter, Plane, PlaneQuery
 from structfirst.engine.query_citations import DEFAULT_JURISDICTION
+from structfirst.engine.query_expansion import LegalThesaurus
 from structfirst.engine.query_parser import parse_query, query_terms
 from structfirst.engine.stages import (
     ColbertVote,
@@ -117,6 +118,7 @@ class Engine:
         models_dir: Path = MODELS_DIR,
         snapshot_lease: Lease | None = None,
         index_dir: Path | None = None,
+        thesaurus: LegalThesaurus | None = None,
     ) -> None:
         self.snapshot = snapshot
         self.catalog = catalog
@@ -131,6 +133,7 @@ class Engine:
         self._lock = threading.RLock()
         self._lease = snapshot_lease
         self.index_dir = index_dir
+        self.thesaurus = thesaurus or LegalThesaurus.load()
         self._readers = _Readers()
 
     @classmethod
@@ -298,6 +301,8 @@ class Engine:
             terms=tuple(t.term for t in parsed.terms),
             facts=parsed.fact_values(),
             predicate=parsed.predicate.name if parsed.predicate else None,
+            expansion=self.thesaurus.expansions(parsed.question) if cfg.expansion_weight else (),
+            expansion_weight=cfg.expansion_weight,
         )
         return QueryFrame(parsed, query)
 

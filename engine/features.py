@@ -37,6 +37,10 @@ EXCEPTION_WORDS = re.compile(r"\b(except|notwithstanding|subject to|other than)\
 _AMOUNT = re.compile(r"\$\s?(\d[\d,]*(?:\.\d+)?)")
 _DAYS = re.compile(r"\b(\d{1,4})\s+days\b", re.I)
 _WORD = re.compile(r"[a-z]+")
+HEADING_STOP_WORDS = frozenset(
+    "a an and as at by for from in into of on or other such than that the their to under upon "
+    "with without general definition".split()
+)
 
 FEATURE_DOCS: dict[str, str] = {
     **{f"{p}_score": f"{p} plane score, min-max normalized over its list; -1 if absent"
@@ -64,6 +68,9 @@ FEATURE_DOCS: dict[str, str] = {
     "family_ancestor_rrank": "1 / fused rank of the best-ranked provision enclosing it; 0 none",
     "family_children": "direct sub-provisions it has in the index (a lead-in has some)",
     "term_overlap": "defined terms the candidate defines or uses that the question names",
+    "heading_overlap": "share of the candidate's heading words (stop words aside) the question "
+    "or its thesaurus expansion uses; 0 without a heading",
+    "section_heading_overlap": "the same for the heading of the section that holds it",
     "citation_exact": "1 if the question cites exactly this provision",
     "citation_within": "1 if the candidate lies inside a provision the question cites",
     "citation_encloses": "1 if the candidate encloses a provision the question cites",
@@ -234,6 +241,22 @@ def feature_term_overlap(terms: Sequence[str], question: frozenset[str]) -> dict
     return {"term_overlap": float(sum(bool(w) and w <= question for w in map(words, terms)))}
 
 
+def heading_overlap(heading: str | None, question: frozenset[str]) -> float:
+    """Share of the heading's content words that `question` (a `words` set) holds."""
+    content = words(heading or "") - HEADING_STOP_WORDS
+    return len(content & question) / len(content) if content else 0.0
+
+
+def feature_headings(
+    heading: str | None, section_heading: str | None, question: frozenset[str]
+) -> dict[str, float]:
+    """How much of the candidate's heading, and its section's, the question says."""
+    return {
+        "heading_overlap": heading_overlap(heading, question),
+        "section_heading_overlap": heading_overlap(section_heading, question),
+    }
+
+
 def stated_values(text: str, unit: str) -> set[Decimal]:
     """The dollar amounts (unit "USD") or day counts (unit "days") a text states."""
     pattern = _DAYS if unit == "days" else _AMOUNT
@@ -271,7 +294,7 @@ class StructuralFeatures(Stage):
 
     def transform(self, frame: QueryFrame) -> QueryFrame:
         parsed, query = frame.parsed, frame.query
-        question = words(" ".join([parsed.question, *query.terms]))
+        question = words(" ".join([parsed.question, *query.terms, *query.expansion]))
         cited = parsed.seeds
         top = {c.version_id for c in frame.candidates[:EXCEPTION_DEPTH]}
         neural = normalized(frame.neural_scores)
@@ -295,6 +318,7 @@ class StructuralFeatures(Stage):
                 **feature_hierarchy(v.node_id, higher),
                 **feature_family(v.node_id, family, len(self.catalog.children.get(v.node_id, ()))),
                 **feature_term_overlap(self._terms(v), question),
+                **feature_headings(v.heading, self._section_heading(v, query.as_of), question),
                 **feature_citation(v.node_id, cited),
                 "exception_link": self._exception_link(cand.version_id, top),
                 **feature_query_type(query.query_type),
@@ -303,6 +327,12 @@ class StructuralFeatures(Stage):
             higher.add(v.node_id)
             out.append(replace(cand, features={n: f[n] for n in FEATURE_NAMES}))
         return replace(frame, candidates=tuple(out))
+
+    def _section_heading(self, v: ArtifactVersion, as_of: date) -> str | None:
+        """The heading of the section holding `v` (its own when it is one)."""
+        section = "/".join(v.node_id.split("/")[:5])
+        found = self.catalog.version_at(section, as_of)
+        return found.heading if found else None
 
     def _terms(self, v: ArtifactVersion) -> list[str]:
         """The defined terms the candidate is, defines or uses (their headings)."""

@@ -46,6 +46,7 @@ from __future__ import annotations
 import json
 import threading
 from collections import Counter
+from collections.abc import Sequence
 from collections.abc import Set as AbstractSet
 from pathlib import Path
 
@@ -202,16 +203,27 @@ class LexicalPlane:
         self.close()
 
     def search(
-        self, query: str, k: int, allowed: Allowed | None = None
+        self,
+        query: str,
+        k: int,
+        allowed: Allowed | None = None,
+        expansion: Sequence[str] = (),
+        expansion_weight: float = 0.0,
     ) -> list[tuple[str, float]]:
-        """The k best (version id, BM25 score) among `allowed` (all if None), best first."""
+        """The k best (version id, BM25 score) among `allowed` (all if None), best first;
+        the tokens of `expansion` not in `query` join it at `expansion_weight` each."""
         if k <= 0 or not self._docids:
             return []
-        terms = Counter(tokenize(query))
+        terms: Counter[str] = Counter(tokenize(query))
         if not terms:
             return []
         if len(terms) > MAX_QUERY_TERMS:
             terms = Counter(dict(list(terms.items())[:MAX_QUERY_TERMS]))
+        weights = {t: float(c) for t, c in terms.items()}
+        if expansion_weight > 0:
+            for token in tokenize(" ".join(expansion)):
+                if token not in terms and len(weights) < MAX_QUERY_TERMS:
+                    weights.setdefault(token, expansion_weight)
 
         filter_kind, filter_ids = None, None
         if isinstance(allowed, HardFilter):
@@ -227,7 +239,7 @@ class LexicalPlane:
         with JVM_LOCK:
             if self._searcher is None:
                 raise RuntimeError(f"{self.index_dir}: the lexical plane is closed")
-            scored = self._bm25_query(j, terms)
+            scored = self._bm25_query(j, weights)
             if filter_kind is None:
                 query_obj = scored
             elif filter_kind == "hard":
@@ -288,12 +300,12 @@ class LexicalPlane:
         return clauses
 
     @staticmethod
-    def _bm25_query(j: _Java, terms: Counter[str]):
+    def _bm25_query(j: _Java, terms: dict[str, float]):
         builder = j.BooleanQueryBuilder()
         should = j.Occur.SHOULD
-        for term, count in terms.items():
+        for term, weight in terms.items():
             tq = j.TermQuery(j.Term(CONTENTS_FIELD, term))
-            clause = tq if count == 1 else j.BoostQuery(tq, float(count))
+            clause = tq if weight == 1.0 else j.BoostQuery(tq, float(weight))
             builder.add(clause, should)
         return builder.build()
 

@@ -72,6 +72,8 @@ class PlaneQuery:
     terms: tuple[str, ...] = ()  # defined terms the question asks about
     facts: dict[str, Any] = field(default_factory=dict)  # rule-vocabulary facts from the question
     predicate: str | None = None
+    expansion: tuple[str, ...] = ()  # statutory terms for the question's paraphrases
+    expansion_weight: float = 0.0  # their BM25 weight (the question's own words weigh 1)
 
 
 @dataclass(slots=True)

@@ -23,10 +23,10 @@ class TextSearchPlane:
         self.searcher = searcher
 
     @classmethod
-    def lexical(cls, lucene_dir: Path, k1: float, b: float) -> TextSearchPlane:
+    def lexical(cls, lucene_dir: Path, k1: float, b: float) -> LexicalSearchPlane:
         from structfirst.engine.lexical_plane import LexicalPlane
 
-        return cls("lexical", LexicalPlane(lucene_dir, k1=k1, b=b))
+        return LexicalSearchPlane("lexical", LexicalPlane(lucene_dir, k1=k1, b=b))
 
     @classmethod
     def dense(cls, dense_dir: Path) -> TextSearchPlane:
@@ -39,6 +39,17 @@ class TextSearchPlane:
             PlaneHit(docid, score)
             for docid, score in self.searcher.search(query.text, k, query.allowed)
         ]
+
+
+class LexicalSearchPlane(TextSearchPlane):
+    """BM25 as a plane: the query's thesaurus expansion joins at its lower weight."""
+
+    def retrieve(self, query: PlaneQuery, k: int) -> list[PlaneHit]:
+        found = self.searcher.search(  # type: ignore[call-arg]
+            query.text, k, query.allowed, expansion=query.expansion,
+            expansion_weight=query.expansion_weight,
+        )
+        return [PlaneHit(docid, score) for docid, score in found]
 
 
 class ColbertReranker:

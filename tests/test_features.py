@@ -22,6 +22,7 @@ from structfirst.engine.features import (
     feature_contradictions,
     feature_family,
     feature_graph_path,
+    feature_headings,
     feature_hierarchy,
     feature_matrix,
     feature_plane_scores,
@@ -149,6 +150,15 @@ def test_term_overlap_counts_terms_whose_words_the_question_uses() -> None:
     assert feature_term_overlap(["insider", "debtor", "transfer"], question) == {
         "term_overlap": 2.0
     }
+
+
+def test_heading_overlap_counts_content_words_of_the_headings() -> None:
+    question = words("Where are the rules on ATM receipts and monthly periodic statements?")
+    got = feature_headings("Periodic statements.", "Receipts at electronic terminals; "
+                           "periodic statements.", question)
+    assert got == {"heading_overlap": 1.0, "section_heading_overlap": 0.6}
+    assert feature_headings(None, "Contents of plan", question) == {
+        "heading_overlap": 0.0, "section_heading_overlap": 0.0}
 
 
 def test_query_type_one_hot() -> None:

@@ -252,3 +252,16 @@ def test_empty_plane(tmp_path: Path) -> None:
     with LexicalPlane(tmp_path / "lucene") as p:
         assert len(p) == 0
         assert p.search("§ 547", 5) == []
+
+
+def test_thesaurus_expansion_joins_the_query_below_the_questions_words(
+    plane: LexicalPlane,
+) -> None:
+    question = "what stops creditors from collecting"
+    plain = plane.search(question, 10)
+    assert "/us/usc/t11/s362/a@2005-10-17" not in _ids(plain)
+    expanded = plane.search(question, 10, expansion=("stay",), expansion_weight=0.3)
+    assert "/us/usc/t11/s362/a@2005-10-17" in _ids(expanded)
+    full = dict(plane.search("stay", 10))["/us/usc/t11/s362/a@2005-10-17"]
+    assert dict(expanded)["/us/usc/t11/s362/a@2005-10-17"] == pytest.approx(0.3 * full, rel=1e-5)
+    assert plane.search(question, 10, expansion=("stay",), expansion_weight=0.0) == plain
