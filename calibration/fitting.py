@@ -27,11 +27,7 @@ from structfirst.calibration.calibrator import (
     confidence_features,
     save_calibrator,
 )
-from structfirst.calibration.threshold import (
-    DEFAULT_DELTA,
-    DEFAULT_TARGET_ACCURACY,
-    choose_threshold,
-)
+from structfirst.calibration.threshold import choose_threshold
 from structfirst.engine.configuration import EngineConfig
 from structfirst.engine.engine import Engine
 from structfirst.engine.pipeline import QueryFrame
@@ -119,11 +115,10 @@ def fit_calibration(
     dev_set: Examples,
     folder: Path,
     record: dict[str, Any],
-    target_accuracy: float = DEFAULT_TARGET_ACCURACY,
-    delta: float = DEFAULT_DELTA,
 ) -> dict[str, Any]:
-    """Fit on the train examples, choose theta on dev, check the guarantee, save; returns the
-    record."""
+    """Fit on the train examples, choose theta on dev for the configuration's target selective
+    accuracy and delta, check the guarantee, save; returns the record."""
+    target_accuracy, delta = cfg.target_accuracy, cfg.risk_delta
     calibrator = IsotonicCalibrator().fit(fit_set.rows, fit_set.correct)
     dev_p = calibrator.predict(dev_set.rows)
     threshold = choose_threshold(dev_p, dev_set.correct, target_accuracy, delta)

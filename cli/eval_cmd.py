@@ -60,7 +60,8 @@ def eval_command(
 
     if workers < 1:
         _fail(f"--workers must be positive (got {workers})")
-    runner = BatchRunner(index, workers, ray) if workers > 1 or ray else None
+    runner = (BatchRunner(index, workers, ray, models_dir=models or MODELS_DIR)
+              if workers > 1 or ray else None)
     try:
         result = run_ablation(
             index, queries, configs.split(","), out_dir, k=k, n_boot=bootstrap, seed=seed,

@@ -7,6 +7,8 @@ import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from structfirst.calibration.threshold import DEFAULT_DELTA, DEFAULT_TARGET_ACCURACY
+
 CONFIGURATIONS_FILE = Path(__file__).with_name("configurations.toml")
 PLANES = ("lexical", "dense", "graph", "symbolic")
 # reranker: "colbert" votes one RRF term (H2-H4); "neural" re-orders the fused head by f_theta
@@ -53,6 +55,9 @@ class EngineConfig:
     bm25_k1: float = 0.9
     bm25_b: float = 0.4
     hard_filters: str = "as_of"
+    # the calibrated decision's guarantee: selective accuracy >= target with probability 1-delta
+    target_accuracy: float = DEFAULT_TARGET_ACCURACY
+    risk_delta: float = DEFAULT_DELTA
     # setting -> {split, procedure}: which settings were chosen, on which split, how
     tuning: dict[str, dict[str, str]] = field(default_factory=dict)
 
@@ -95,6 +100,9 @@ def load_configurations(path: Path = CONFIGURATIONS_FILE) -> dict[str, EngineCon
         if entry.get("family_depth", 0) and entry.get("fusion", "rrf") == "rrf":
             raise ValueError(f"{where}: family_depth needs learned fusion (the features tell "
                              "it which level of a family to rank)")
+        for key in ("target_accuracy", "risk_delta"):
+            if not 0.0 < entry.get(key, 0.5) < 1.0:
+                raise ValueError(f"{where}: {key} must lie strictly between 0 and 1")
         if entry.get("hard_filters", "as_of") not in HARD_FILTERS:
             raise ValueError(f"{where}: hard_filters must be one of {HARD_FILTERS}")
         check_tuning(where, entry.get("tuning", {}), entry)

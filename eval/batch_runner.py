@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from structfirst.engine.configuration import EngineConfig
-from structfirst.engine.engine import Engine
+from structfirst.engine.engine import MODELS_DIR, Engine
 from structfirst.engine.evidence import EvidenceBundle
 
 DEFAULT_CHUNK = 8
@@ -63,9 +63,9 @@ def answer_chunk(engine: Engine, jobs: Sequence[AskJob]) -> list[EvidenceBundle]
 _worker_engine: Engine | None = None
 
 
-def _open_worker(index: str) -> None:
+def _open_worker(index: str, models_dir: str) -> None:
     global _worker_engine
-    _worker_engine = Engine.open(index)
+    _worker_engine = Engine.open(index, models_dir=models_dir)
 
 
 def _worker_chunk(jobs: Sequence[AskJob]) -> list[EvidenceBundle]:
@@ -77,8 +77,8 @@ def _worker_chunk(jobs: Sequence[AskJob]) -> list[EvidenceBundle]:
 class _EngineActor:
     """A Ray actor holding one engine (decorated with `ray.remote` when Ray is used)."""
 
-    def __init__(self, index: str) -> None:
-        self.engine = Engine.open(index)
+    def __init__(self, index: str, models_dir: str) -> None:
+        self.engine = Engine.open(index, models_dir=models_dir)
 
     def answer(self, jobs: Sequence[AskJob]) -> list[EvidenceBundle]:
         return answer_chunk(self.engine, jobs)
@@ -98,6 +98,7 @@ class BatchRunner:
         ray: str | None = None,
         chunk: int = DEFAULT_CHUNK,
         engine: Engine | None = None,
+        models_dir: Path | str = MODELS_DIR,
     ) -> None:
         if workers < 1 or chunk < 1:
             raise ValueError(f"workers and chunk must be positive (got {workers}, {chunk})")
@@ -105,6 +106,7 @@ class BatchRunner:
         self.workers = workers
         self.ray = ray
         self.chunk = chunk
+        self.models_dir = str(models_dir)  # every worker's engine loads the learned steps here
         self._engine = engine  # the in-process engine of a workers=1 run, when already open
         self._pool: ProcessPoolExecutor | None = None
         self._actors: list[Any] | None = None
@@ -124,14 +126,14 @@ class BatchRunner:
             yield from self._ray_chunks(parts)
         elif self.workers == 1:
             if self._engine is None:
-                self._engine = Engine.open(self.index)
+                self._engine = Engine.open(self.index, models_dir=self.models_dir)
             for part in parts:
                 yield answer_chunk(self._engine, part)
         else:
             if self._pool is None:
                 self._pool = ProcessPoolExecutor(
                     self.workers, mp_context=get_context("spawn"),
-                    initializer=_open_worker, initargs=(self.index,),
+                    initializer=_open_worker, initargs=(self.index, self.models_dir),
                 )
             yield from self._pool.map(_worker_chunk, parts)
 
@@ -146,7 +148,9 @@ class BatchRunner:
                 else:
                     ray.init(address=self.ray, log_to_driver=False)
             actor = ray.remote(num_cpus=1)(_EngineActor)
-            self._actors = [actor.remote(self.index) for _ in range(self.workers)]
+            self._actors = [
+                actor.remote(self.index, self.models_dir) for _ in range(self.workers)
+            ]
         pool = ray.util.ActorPool(self._actors)
         yield from pool.map(lambda a, part: a.answer.remote(part), parts)
 

@@ -89,3 +89,14 @@ def test_search_with_two_workers_writes_the_same_run(small_index: Path, tmp_path
         assert result.exit_code == 0, result.output
         runs.append(run.read_bytes())
     assert runs[0] and runs[0] == runs[1]  # worker processes: byte-identical run
+
+
+def test_worker_engines_load_the_models_folder_given(small_index: Path, tmp_path: Path) -> None:
+    from structfirst.eval import batch_runner
+
+    runner = BatchRunner(small_index, workers=2, models_dir=tmp_path / "models-b")
+    batch_runner._open_worker(runner.index, runner.models_dir)
+    assert batch_runner._worker_engine is not None
+    assert batch_runner._worker_engine.models_dir == tmp_path / "models-b"
+    batch_runner._worker_engine.close()
+    batch_runner._worker_engine = None
