@@ -137,7 +137,8 @@ def test_a_source_failing_on_ray_names_its_file(runs: dict) -> None:
     child = runs["child"]
     assert child["exit"] == 1
     message = child["output"].replace("\n", "")
-    assert "error:" in message and str(runs["bad"] / "iowa-999.jsonl") in message
+    bad = runs["bad"] / "iowa-999.jsonl"
+    assert f"error: {bad}: line 1, field 'text': missing (required)" in message
 
 
 def test_encode_chunks_keep_whole_batches_in_order() -> None:
