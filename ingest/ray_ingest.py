@@ -31,7 +31,7 @@ from structfirst.ingest.model import IngestError, ParsedDocument
 from structfirst.ingest.pipeline import SourceFile, parse_source
 
 PARSE_WINDOW_PER_CPU = 2  # parse tasks in flight per cluster CPU (bounds parsed docs held)
-ENCODE_CHUNK = 1024  # passages per encoding call on an actor (whole batches)
+ENCODE_CHUNK = 128  # passages (or more: whole batches) per encoding call on an actor
 
 
 def connect(address: str, cpus: int) -> bool:
