@@ -39,6 +39,9 @@ def ingest_command(
     no_dense: Annotated[
         bool, typer.Option("--no-dense", help="Build only the lexical index.")
     ] = False,
+    no_colbert: Annotated[
+        bool, typer.Option("--no-colbert", help="Build the lexical and dense indexes only.")
+    ] = False,
     no_progress: Annotated[bool, typer.Option("--no-progress", help="No progress bar.")] = False,
     pdf_jurisdiction: Annotated[
         str, typer.Option(help="Jurisdiction of PDF sources (e.g. us-ia).")
@@ -52,10 +55,18 @@ def ingest_command(
         bool,
         typer.Option(help="Refuse a US Code file missing sections its table of contents lists."),
     ] = False,
+    ray: Annotated[
+        str | None,
+        typer.Option("--ray", help="Parse and dense-encode on Ray: a cluster address or 'local'."),
+    ] = None,
+    workers: Annotated[
+        int, typer.Option("--workers", help="With --ray: encoder actors (and local Ray's CPUs).")
+    ] = 1,
 ) -> None:
     """Parse SOURCES into a new snapshot of the index and make it current."""
     from structfirst.ingest.model import Authority, IngestError
     from structfirst.ingest.pipeline import ingest
+    from structfirst.ingest.ray_ingest import RayIngest
     from structfirst.ingest.snapshot import SnapshotError
 
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(message)s")
@@ -64,22 +75,31 @@ def ingest_command(
     except ValueError:
         _fail(f"--pdf-authority must be one of {', '.join(a.value for a in Authority)}")
         return
+    if workers < 1 or (workers > 1 and ray is None):
+        _fail(f"--workers {workers}: a positive count of Ray workers, with --ray")
+        return
+    cluster = RayIngest(ray, workers) if ray else None
     try:
         info = ingest(
             sources,
             index,
             progress=not no_progress,
             dense=not no_dense,
+            colbert=not no_colbert,
             parser_options={
                 "pdf": {"jurisdiction": pdf_jurisdiction, "authority": authority},
                 "jsonl": {"jurisdictions": tuple(declare_jurisdiction or ())},
                 "uscode": {"strict": strict},
             },
             console=err,
+            ray=cluster,
         )
     except (IngestError, SnapshotError, FileNotFoundError) as exc:
         _fail(f"{exc} (the previous snapshot, if any, is still current)")
         return
+    finally:
+        if cluster is not None:
+            cluster.close()
     table = Table(title=f"snapshot {info.snapshot_id}", show_header=False)
     table.add_row("path", str(info.path))
     table.add_row("sources", f"{len(info.sources)} ingested, {len(info.skipped)} skipped")

@@ -11,9 +11,10 @@ files into memory (mmap), so the workers share the page cache rather than copies
 
 * `workers=1` and no Ray: in this process, no pool (the reference run);
 * `workers>1`: a `ProcessPoolExecutor` of spawned processes (a forked JVM is unsafe);
-* `ray=ADDRESS`: `ray.init(address=ADDRESS)` (`"local"` starts a local Ray with `workers`
-  CPUs), then one Ray actor per worker holding an engine; the index directory must be readable
-  at the same path on every node (a shared file system), as a snapshot is immutable.
+* `ray=ADDRESS`: `ray_ingest.connect` (`ray.init(address=ADDRESS)`; `"local"` starts a local
+  Ray with `workers` CPUs), then one Ray actor per worker holding an engine; the index directory
+  must be readable at the same path on every node (a shared file system), as a snapshot is
+  immutable.
 
 The engine is deterministic and every chunk's bundles come back in input order, so the same jobs
 give the same bundles, hence byte-identical run files, whichever way they ran (timings aside).
@@ -33,6 +34,7 @@ from typing import Any
 from structfirst.engine.configuration import EngineConfig
 from structfirst.engine.engine import MODELS_DIR, Engine
 from structfirst.engine.evidence import EvidenceBundle
+from structfirst.ingest.ray_ingest import connect
 
 DEFAULT_CHUNK = 8
 
@@ -141,12 +143,7 @@ class BatchRunner:
         import ray
 
         if self._actors is None:
-            if not ray.is_initialized():
-                if self.ray == "local":
-                    ray.init(num_cpus=self.workers, include_dashboard=False,
-                             log_to_driver=False)
-                else:
-                    ray.init(address=self.ray, log_to_driver=False)
+            connect(self.ray, self.workers)
             actor = ray.remote(num_cpus=1)(_EngineActor)
             self._actors = [
                 actor.remote(self.index, self.models_dir) for _ in range(self.workers)

@@ -12,7 +12,10 @@ ones), with a progress line and ETA. `EncoderConfig.dense_int8` runs the encoder
 as dynamic int8 (`eval/bench_encode.py` measures the speed and the agreement of the rankings).
 
 Vectors come from the shared `EmbeddingCache` when the same model has encoded the same text
-before, so an unchanged corpus re-ingests without encoding anything.
+before, so an unchanged corpus re-ingests without encoding anything. With `remote` (a
+`RemoteEncoding`, e.g. `structfirst.ingest.ray_ingest.RayIngest`) the passages missing from the
+cache are counted and encoded elsewhere, in the very batches planned here, so the vectors are
+the same as this process's.
 """
 
 from __future__ import annotations
@@ -20,9 +23,9 @@ from __future__ import annotations
 import json
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 from structfirst.ingest.embedding_cache import EmbeddingCache, text_digest
@@ -151,6 +154,20 @@ def length_buckets(lengths: Sequence[int], max_tokens: int, max_batch: int) -> l
     return batches
 
 
+class RemoteEncoding(Protocol):
+    """Passages encoded outside this process (on Ray actors), batch by batch as planned here."""
+
+    def token_counts(self, config: EncoderConfig, texts: Sequence[str]) -> list[int]:
+        """`DenseEncoder.token_counts` of `texts`."""
+        ...
+
+    def encode_batches(
+        self, config: EncoderConfig, batches: Sequence[Sequence[str]]
+    ) -> Iterator[np.ndarray]:
+        """`DenseEncoder.encode_passages` of each batch, in order."""
+        ...
+
+
 class DenseIndexBuilder:
     """IndexBuilder "dense": FlagEmbedding vectors of `IndexableDoc.contents` in a FAISS index."""
 
@@ -158,10 +175,12 @@ class DenseIndexBuilder:
 
     def __init__(self, config: EncoderConfig | None = None, cache_dir: Path | None = None,
                  encoder: DenseEncoder | None = None, progress: bool = True,
-                 batch_tokens: int = BATCH_TOKENS, max_batch: int = MAX_BATCH) -> None:
+                 batch_tokens: int = BATCH_TOKENS, max_batch: int = MAX_BATCH,
+                 remote: RemoteEncoding | None = None) -> None:
         self.config = config or EncoderConfig.resolve()
         self.cache_dir = cache_dir
         self._encoder = encoder
+        self.remote = remote
         self.progress = progress
         self.batch_tokens = batch_tokens
         self.max_batch = max_batch
@@ -170,6 +189,17 @@ class DenseIndexBuilder:
         if self._encoder is None:
             self._encoder = DenseEncoder(self.config)
         return self._encoder
+
+    def _token_counts(self, texts: list[str]) -> list[int]:
+        if self.remote is not None:
+            return self.remote.token_counts(self.config, texts)
+        return self.encoder().token_counts(texts)
+
+    def _encode_batches(self, batches: list[list[str]]) -> Iterator[np.ndarray]:
+        if self.remote is not None:
+            return self.remote.encode_batches(self.config, batches)
+        encoder = self.encoder()
+        return (encoder.encode_passages(batch) for batch in batches)
 
     def build(self, docs: Sequence[IndexableDoc], out_dir: Path) -> dict[str, Any]:
         import faiss
@@ -193,18 +223,22 @@ class DenseIndexBuilder:
 
         encode_seconds = 0.0
         if missing:
-            encoder = self.encoder()
             todo = list(missing.items())
+            if self.remote is None:
+                self.encoder()  # loaded before the clock starts
             t0 = time.perf_counter()
-            lengths = encoder.token_counts([text for _, text in todo])
+            lengths = self._token_counts([text for _, text in todo])
             batches = length_buckets(lengths, self.batch_tokens, self.max_batch)
+            encoded_batches = self._encode_batches(
+                [[todo[i][1] for i in positions] for positions in batches]
+            )
             encode_seconds += time.perf_counter() - t0
             pending: list[tuple[bytes, np.ndarray]] = []
             with StepProgress("dense: encoding", len(todo), self.progress) as step:
                 for positions in batches:
                     chunk = [todo[i] for i in positions]
                     t0 = time.perf_counter()
-                    encoded = encoder.encode_passages([text for _, text in chunk])
+                    encoded = next(encoded_batches)
                     encode_seconds += time.perf_counter() - t0
                     for (digest, _), vec in zip(chunk, encoded, strict=True):
                         vectors[digest] = vec

@@ -189,3 +189,7 @@ class IngestError(ValueError):
     def __init__(self, source: str, where: str, problem: str) -> None:
         super().__init__(f"{source}: {where}: {problem}")
         self.source, self.where, self.problem = source, where, problem
+
+    def __reduce__(self) -> tuple[type[IngestError], tuple[str, str, str]]:
+        """Pickled with its three parts (it crosses from a Ray task or worker process)."""
+        return (type(self), (self.source, self.where, self.problem))

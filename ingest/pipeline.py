@@ -7,7 +7,8 @@
    Amendment notices, the US Code's `uscTable*`/`tbl*` tables and anything else are skipped,
    each with its reason (logged, and listed in `SnapshotInfo.skipped`). A file named on the
    command line that cannot be ingested is an error. Identical files (same sha256) are read once.
-2. Parses each source in turn (a rich progress bar), links defined-term uses per edition.
+2. Parses each source in turn (a rich progress bar), links defined-term uses per edition; with
+   `ray` (a `RayIngest`) one Ray task per source file, gathered in input order.
 3. Collapses editions into versions (`structfirst.ingest.versioning`), extracts text facts
    from each version's text.
 4. Writes the DuckDB store, the citation graph and each index (`IndexBuilder`) into a staged
@@ -28,7 +29,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, date, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
 from structfirst.ingest import versioning
@@ -39,6 +40,9 @@ from structfirst.ingest.model import Fact, IngestError, Node, NodeType, ParsedDo
 from structfirst.ingest.progress import StepProgress
 from structfirst.ingest.snapshot import Snapshot, file_sha256, snapshot_id_for, staging
 from structfirst.ingest.versioning import VersionedCorpus, build_versions
+
+if TYPE_CHECKING:
+    from structfirst.ingest.ray_ingest import RayIngest
 
 log = logging.getLogger("structfirst.ingest")
 
@@ -52,7 +56,7 @@ PARSERS: dict[str, tuple[str, str]] = {
     "jsonl": ("structfirst.ingest.jsonl_source", "parse_jsonl"),
 }
 # the index builders, by name: (module, name); the first is built by default, the others
-# unless `dense=False`
+# unless `dense=False` (and ColBERT unless `colbert=False`)
 BUILDERS: dict[str, str] = {
     "lucene": "structfirst.ingest.lucene_index",
     "dense": "structfirst.ingest.dense_index",
@@ -177,11 +181,14 @@ def _parser(fmt: str) -> tuple[Callable[..., ParsedDocument], str]:
     return getattr(module, func_name), str(getattr(module, "PARSER_VERSION", module_name))
 
 
-def load_builder(name: str, index_dir: Path | None = None) -> IndexBuilder | None:
+def load_builder(
+    name: str, index_dir: Path | None = None, ray: RayIngest | None = None
+) -> IndexBuilder | None:
     """An instance of the IndexBuilder called `name` from its module, or None if not installed.
 
     A builder whose constructor takes `cache_dir` gets `<index_dir>/cache` (shared by the
-    snapshots of one index directory, so an unchanged corpus re-ingests from the cache)."""
+    snapshots of one index directory, so an unchanged corpus re-ingests from the cache); one
+    whose constructor takes `remote` gets `ray` (it encodes on Ray actors)."""
     module_name = BUILDERS[name]
     try:
         module = importlib.import_module(module_name)
@@ -196,21 +203,29 @@ def load_builder(name: str, index_dir: Path | None = None) -> IndexBuilder | Non
             and hasattr(obj, "build")
         ):
             params = inspect.signature(obj).parameters
+            kwargs: dict[str, Any] = {}
             if index_dir is not None and "cache_dir" in params:
-                return obj(cache_dir=Path(index_dir) / CACHE_DIR)
-            return obj()
+                kwargs["cache_dir"] = Path(index_dir) / CACHE_DIR
+            if ray is not None and "remote" in params:
+                kwargs["remote"] = ray
+            return obj(**kwargs)
     return None
 
 
 def default_builders(
-    dense: bool = True, index_dir: Path | None = None
+    dense: bool = True,
+    index_dir: Path | None = None,
+    *,
+    colbert: bool = True,
+    ray: RayIngest | None = None,
 ) -> tuple[list[IndexBuilder], list[str]]:
-    """The builders to run (lexical, plus dense and ColBERT unless `dense` is False) and a
-    note per builder whose module is not available."""
-    names = [*LEXICAL_BUILDERS, *(n for n in BUILDERS if n not in LEXICAL_BUILDERS and dense)]
+    """The builders to run (lexical, plus dense and ColBERT unless `dense` is False, ColBERT
+    unless `colbert` is False) and a note per builder whose module is not available."""
+    extra = [n for n in BUILDERS if n not in LEXICAL_BUILDERS and (colbert or n != "colbert")]
+    names = [*LEXICAL_BUILDERS, *(extra if dense else ())]
     builders, missing = [], []
     for name in names:
-        builder = load_builder(name, index_dir)
+        builder = load_builder(name, index_dir, ray)
         if builder is None:
             missing.append(f"index {name!r} not built: {BUILDERS[name]} is not available")
         else:
@@ -244,6 +259,14 @@ def _parse(src: SourceFile, options: dict[str, Any]) -> tuple[ParsedDocument, st
         raise IngestError(str(src.path), "parse", f"{type(exc).__name__}: {exc}") from exc
     if not doc.nodes:
         raise IngestError(str(src.path), "document", "no provisions found (truncated or empty?)")
+    return doc, parser_version
+
+
+def parse_source(src: SourceFile, options: dict[str, Any]) -> tuple[ParsedDocument, str]:
+    """One source file parsed, its defined-term uses linked: the document and parser version
+    (the unit of work of a Ray parse task)."""
+    doc, parser_version = _parse(src, options)
+    _link_terms(doc)
     return doc, parser_version
 
 
@@ -396,19 +419,20 @@ def parse_sources(
     options: dict[str, Any],
     progress: bool = True,
     console: Console | None = None,
+    ray: RayIngest | None = None,
 ) -> tuple[list[ParsedDocument], list[dict[str, Any]], list[str]]:
-    """Parse each file in turn (defined-term uses linked per edition), with progress and ETA:
-    the parsed documents, one source row each, and the parsers' warnings."""
+    """Parse each file (`parse_source`: here in turn, or with `ray` as Ray tasks gathered in
+    input order), with progress and ETA: the parsed documents, one source row each, and the
+    parsers' warnings."""
     docs: list[ParsedDocument] = []
     source_rows: list[dict[str, Any]] = []
     warnings: list[str] = []
+    parsed = ray.parse(files, options) if ray else (parse_source(f, options) for f in files)
     with StepProgress("parsing", len(files), progress, console) as step:
-        for src in files:
-            doc, parser_version = _parse(src, options)
-            _link_terms(doc)
+        for src, (doc, parser_version) in zip(files, parsed, strict=True):
             docs.append(doc)
             warnings += [f"{doc.edition.source_id}: {w}" for w in doc.warnings]
-            source_rows.append(_source_row(src, doc, parser_version))
+            source_rows.append(source_row(src, doc, parser_version))
             step.advance()
     return docs, source_rows, warnings
 
@@ -420,12 +444,16 @@ def ingest(
     progress: bool = True,
     *,
     dense: bool = True,
+    colbert: bool = True,
     parser_options: dict[str, dict[str, Any]] | None = None,
     console: Console | None = None,
+    ray: RayIngest | None = None,
 ) -> SnapshotInfo:
     """Ingest `sources` (files or directories) into a new snapshot of `index_dir`.
 
-    `builders` None means the default ones (`default_builders(dense)`); pass `[]` for none.
+    `builders` None means the default ones (`default_builders(dense, colbert=colbert)`); pass
+    `[]` for none. With `ray` the parse runs as Ray tasks and the default dense builder encodes
+    on Ray actors (`structfirst.ingest.ray_ingest`); the rest runs here either way.
     `parser_options` maps a format to keyword arguments of its parser (e.g.
     `{"pdf": {"jurisdiction": "us-ia", "authority": "statute"}}`).
     """
@@ -438,7 +466,7 @@ def ingest(
         raise IngestError(", ".join(str(s) for s in sources), "sources", "nothing to ingest")
     notes: list[str] = []
     if builders is None:
-        builders, notes = default_builders(dense, index_dir)
+        builders, notes = default_builders(dense, index_dir, colbert=colbert, ray=ray)
     parser_versions = {fmt: _parser(fmt)[1] for fmt in sorted({f.format for f in files})}
     parser_versions["versioning"] = versioning.VERSIONING_VERSION
     parser_versions["pipeline"] = PIPELINE_VERSION
@@ -449,7 +477,7 @@ def ingest(
 
     with staging(index_dir, snapshot_id) as stage:
         t0 = time.perf_counter()
-        docs, source_rows, parse_warnings = parse_sources(files, options, progress, console)
+        docs, source_rows, parse_warnings = parse_sources(files, options, progress, console, ray)
         warnings += parse_warnings
         seconds["parse"] = time.perf_counter() - t0
 
@@ -516,7 +544,7 @@ def ingest(
     )
 
 
-def _source_row(src: SourceFile, doc: ParsedDocument, parser_version: str) -> dict[str, Any]:
+def source_row(src: SourceFile, doc: ParsedDocument, parser_version: str) -> dict[str, Any]:
     ed = doc.edition
     return {
         "source_id": ed.source_id,

@@ -96,3 +96,11 @@ def test_ingest_of_missing_path(app, tmp_path):
         ],
     )
     assert result.exit_code == 1 and "no such file" in result.output
+
+
+def test_workers_without_ray_is_an_error(app, tmp_path):
+    result = runner.invoke(
+        app, ["ingest", str(tmp_path), "--index", str(tmp_path / "i"), "--workers", "2"]
+    )
+    assert result.exit_code == 1 and "--workers 2" in result.output and "--ray" in result.output
+    assert not (tmp_path / "i").exists()
