@@ -22,8 +22,9 @@ def fit_command(
         "models"
     ),
     configs: Annotated[
-        str, typer.Option("--configs", help="Configurations whose learned steps to fit.")
-    ] = "H5,H5-rerank-only,H5-logistic,H6",
+        str, typer.Option("--configs", help="Configurations whose learned steps to fit "
+                          "(default: every configuration with a learned step).")
+    ] = "",
     score_calibrators: Annotated[
         str,
         typer.Option(
@@ -34,12 +35,14 @@ def fit_command(
     ] = "H0,H4,H5",
 ) -> None:
     """Fit on train (early-stopped on dev) and save each model with its schema and record."""
+    from structfirst.engine.configuration import load_configurations
     from structfirst.eval.ablation import AblationError, select_configurations
     from structfirst.fusion.models import ModelError
     from structfirst.fusion.training import FitError, fit_configurations
 
     try:
-        selected = select_configurations(configs.split(","))
+        selected = select_configurations(configs.split(",")) if configs else [
+            c for c in load_configurations().values() if c.fusion != "rrf"]
         by_score = select_configurations(score_calibrators.split(",")) if score_calibrators else []
         saved = fit_configurations(index, train, dev, out_dir, selected, by_score)
     except (AblationError, FitError, ModelError, FileNotFoundError) as exc:

@@ -14,13 +14,14 @@ several configurations is fitted once.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from structfirst.calibration.calibrator import score_calibrator_folder
 from structfirst.calibration.fitting import examples, fit_calibration, fit_score_calibrator
+from structfirst.calibration.threshold import DEFAULT_DELTA, DEFAULT_TARGET_ACCURACY
 from structfirst.engine.configuration import EngineConfig
 from structfirst.engine.engine import Engine
 from structfirst.engine.pipeline import Labels, Pipeline, QueryFrame, Stage
@@ -50,6 +51,14 @@ class FittedStep:
     step: str
     folder: Path
     weights: dict[str, Any]  # importances, coefficients, gamma, or the calibrator's theta
+
+
+def head_settings(cfg: EngineConfig) -> EngineConfig:
+    """`cfg` without what only its learned steps read: two configurations equal here send the
+    same frames into their first learned step (planes, depths, weights, expansion, filters)."""
+    return replace(cfg, name="", description="", fusion="", reranker="", calibration="",
+                   fusion_model="", reranker_model="", calibration_model="", tuning={},
+                   target_accuracy=DEFAULT_TARGET_ACCURACY, risk_delta=DEFAULT_DELTA)
 
 
 def read_split(path: Path, split: str) -> list[Query]:
@@ -137,7 +146,7 @@ def fit_configurations(
     is_labeled = [[bool(q.answerable and q.labels) for q in qs] for qs in (train_all, dev_all)]
     for cfg in configs:
         head, tail = split_learned(engine.stages(cfg, fitted=False))
-        key = repr((head, cfg.k_per_plane, cfg.rerank_depth, cfg.rrf_k, trained_with(cfg)))
+        key = repr(head_settings(cfg))
         if key not in head_frames:
             head_frames[key] = tuple(  # type: ignore[assignment]
                 [head.transform(engine.start_frame(q.question, q.as_of, None, cfg)) for q in qs]

@@ -107,3 +107,13 @@ def test_fit_refuses_an_empty_train_split_and_the_test_split(
         fit_configurations(small_index, empty, dev, tmp_path, [learned_config()])
     with pytest.raises(FitError, match="holds test-split queries .*never fit on the test"):
         fit_configurations(small_index, QUERIES / "test.jsonl", dev, tmp_path, [learned_config()])
+
+
+def test_configurations_share_head_frames_only_when_their_heads_match() -> None:
+    from structfirst.engine.configuration import get_configuration
+    from structfirst.fusion.training import head_settings
+
+    h5 = head_settings(get_configuration("H5"))
+    assert head_settings(get_configuration("H6-80")) == h5  # a calibration of its own only
+    assert head_settings(get_configuration("H5-logistic")) == h5  # another fusion model only
+    assert head_settings(get_configuration("H5-thesaurus")) != h5  # another lexical query
