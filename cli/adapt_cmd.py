@@ -21,7 +21,9 @@ def adapt_command(
     out_dir: Annotated[Path, typer.Option("--out", help="Model directory to write.")] = Path(
         "models/dense-adapted"
     ),
-    work: Annotated[Path, typer.Option("--work", help="Checkpoints and dev indexes.")] = Path(
+    work: Annotated[Path, typer.Option(
+        "--work", help="Checkpoints (reused by a re-run of the same triples and settings) and "
+        "dev indexes.")] = Path(
         "/tmp/adapt-work"
     ),
     caps: Annotated[str, typer.Option(
@@ -33,7 +35,8 @@ def adapt_command(
     batch_size: Annotated[int, typer.Option(help="Triples per step (in-batch negatives).")] = 32,
     learning_rate: Annotated[float, typer.Option(help="Peak learning rate.")] = 2e-5,
     max_seq_length: Annotated[int, typer.Option(help="Tokens per text in training.")] = 128,
-    save_every: Annotated[int, typer.Option(help="Steps between dev-scored checkpoints.")] = 0,
+    checkpoints: Annotated[int, typer.Option(
+        help="Checkpoints scored on dev, evenly spaced over the steps.")] = 2,
     max_steps: Annotated[int, typer.Option(help="Stop after this many steps (-1: epochs).")] = -1,
     seed: Annotated[int, typer.Option(help="Seed of sampling, negatives and training.")] = 0,
     threads: Annotated[int, typer.Option(help="Torch threads (0: torch's default).")] = 0,
@@ -51,7 +54,7 @@ def adapt_command(
         miner = PairMiner(caps=json.loads(caps), question_repeats=question_repeats, seed=seed)
         settings = AdaptationSettings(
             epochs=epochs, batch_size=batch_size, learning_rate=learning_rate,
-            max_seq_length=max_seq_length, seed=seed, max_steps=max_steps, save_every=save_every,
+            max_seq_length=max_seq_length, seed=seed, max_steps=max_steps, checkpoints=checkpoints,
         )
         adapter = EncoderAdapter(settings=settings, threads=threads or None)
         record = adapt_encoder(index, train, dev, out_dir, work, miner, adapter)

@@ -4,10 +4,13 @@
 sentence-transformers model (default: the packaged MiniLM) with `MultipleNegativesRankingLoss`
 (scale 20, i.e. tau = 0.05) on (anchor, positive passage, hard negative passage) triples, in
 batches without duplicate texts (so an in-batch negative is never a copy of the positive). It
-saves the model every `save_every` steps and at the end as `work_dir/step-<n>/<name>`: a
+saves the model at `checkpoints` evenly spaced steps, the last at the end, as
+`work_dir/step-<n>/<name>`: a
 sentence-transformers directory (mean pooling, normalized, loadable by
 `STRUCTFIRST_DENSE_MODEL`) named as the final model will be, so that its dense model key, and
 with it the embedding cache of its vectors, carries over when it is copied there. Seeded.
+`work_dir/training.json` records the run; a later `fit` of the same triples and settings into
+the same `work_dir` reuses its checkpoints instead of training again.
 
 `adapt_encoder` is the whole job behind `structfirst adapt`: mine, train, choose the checkpoint
 on dev, write the model and its record.
@@ -23,9 +26,10 @@ from pathlib import Path
 from typing import Any
 
 from structfirst.ingest.encoder_config import packaged_minilm_dir, set_offline
-from structfirst.ingest.training_pairs import TrainingTriple
+from structfirst.ingest.training_pairs import TrainingTriple, training_data_sha256
 
 CHECKPOINT_PREFIX = "step-"
+RUN_FILE = "training.json"
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,7 +42,7 @@ class AdaptationSettings:
     scale: float = 20.0  # MNRL's 1/tau: cos / 0.05
     seed: int = 0
     max_steps: int = -1  # > 0: stop after this many steps (smoke runs); -1: the epochs
-    save_every: int = 0  # > 0: a checkpoint every this many steps (and one at the end)
+    checkpoints: int = 2  # evenly spaced over the steps, the last at the end
 
 
 class EncoderAdapter:
@@ -70,11 +74,15 @@ class EncoderAdapter:
 
         if not triples:
             raise ValueError("no training triples")
+        work_dir = Path(work_dir)
+        run = {"data_sha256": training_data_sha256(triples, passages),
+               "settings": asdict(self.settings), "name": name}
+        if self._resumed(work_dir, run):
+            return self
         set_offline()
         if self.threads:
             torch.set_num_threads(self.threads)
         s = self.settings
-        work_dir = Path(work_dir)
         work_dir.mkdir(parents=True, exist_ok=True)
         model = SentenceTransformer(str(self.base_model or packaged_minilm_dir()), device="cpu")
         model.max_seq_length = s.max_seq_length
@@ -93,7 +101,9 @@ class EncoderAdapter:
 
         class SaveCheckpoints(TrainerCallback):
             def on_step_end(self, args: Any, state: Any, control: Any, **kw: Any) -> None:
-                if s.save_every > 0 and state.global_step % s.save_every == 0:
+                marks = {round(state.max_steps * i / s.checkpoints)
+                         for i in range(1, s.checkpoints + 1)}
+                if state.global_step in marks:
                     save(state.global_step)
 
         args = SentenceTransformerTrainingArguments(
@@ -113,7 +123,24 @@ class EncoderAdapter:
         self.seconds = time.perf_counter() - started
         self.steps = trainer.state.global_step
         save(self.steps)
+        run.update(seconds=self.seconds, steps=self.steps,
+                   checkpoints=[str(c.relative_to(work_dir)) for c in checkpoints])
+        (work_dir / RUN_FILE).write_text(json.dumps(run, indent=2) + "\n")
         return self
+
+    def _resumed(self, work_dir: Path, run: dict[str, Any]) -> bool:
+        """Take the checkpoints of an earlier run of the same triples and settings, if any."""
+        path = work_dir / RUN_FILE
+        if not path.is_file():
+            return False
+        done = json.loads(path.read_text())
+        if {k: done.get(k) for k in run} != run:
+            return False
+        checkpoints = [work_dir / c for c in done["checkpoints"]]
+        if not all((c / "config.json").is_file() for c in checkpoints):
+            return False
+        self.seconds, self.steps, self.checkpoints = done["seconds"], done["steps"], checkpoints
+        return True
 
     def hyperparameters(self) -> dict[str, Any]:
         return {**asdict(self.settings), "loss": "MultipleNegativesRankingLoss",
@@ -139,7 +166,7 @@ def adapt_encoder(index_dir: Path, train_path: Path, dev_path: Path, out_dir: Pa
     from structfirst.eval.query_set import load_queries
     from structfirst.ingest.encoder_config import EncoderConfig, model_fingerprint
     from structfirst.ingest.snapshot import open_snapshot
-    from structfirst.ingest.training_pairs import training_data_sha256, write_triples
+    from structfirst.ingest.training_pairs import write_triples
 
     snap = open_snapshot(index_dir)
     train = load_queries(train_path)

@@ -127,7 +127,8 @@ class PairMiner:
         with connect_readonly(store) as con:
             arts = {row[0]: row for row in con.execute(
                 "SELECT version_id, node_id, type, heading, text, parent_version_id, "
-                "effective_from, json_extract_string(attrs, '$.note_kind') FROM artifacts"
+                "effective_from, json_extract_string(attrs, '$.note_kind') FROM artifacts "
+                "ORDER BY rowid"
             ).fetchall()}
             edges = con.execute(
                 "SELECT src, dst, type, json_extract_string(attrs, '$.text'), "

@@ -103,14 +103,20 @@ def test_mined_pairs_are_what_they_claim_and_negatives_exclude_positives(tiny: P
 
 def test_adapt_writes_a_model_the_dense_plane_loads_and_that_moves_vectors(tiny: Path) -> None:
     out = tiny / "models" / "dense-adapted"
-    result = CliRunner().invoke(app, [
+    args = [
         "adapt", "--index", str(tiny / "index"), "--train", str(tiny / "train.jsonl"),
         "--dev", str(tiny / "dev.jsonl"), "--out", str(out), "--work", str(tiny / "work"),
-        "--max-steps", "3", "--batch-size", "4", "--save-every", "2", "--threads", "1",
+        "--max-steps", "3", "--batch-size", "4", "--checkpoints", "2", "--threads", "1",
         "--learning-rate", "1e-3",
-    ])
+    ]
+    result = CliRunner().invoke(app, args)
     assert result.exit_code == 0, result.output
     record = json.loads((out / RECORD_FILE).read_text())
+    again = CliRunner().invoke(app, args)  # same triples and settings: the checkpoints are reused
+    assert again.exit_code == 0, again.output
+    resumed = json.loads((out / RECORD_FILE).read_text())
+    assert resumed["training_seconds"] == record["training_seconds"]
+    assert resumed["model_fingerprint"] == record["model_fingerprint"]
     assert record["steps"] == 3 and record["snapshot_id"] == open_snapshot(
         tiny / "index").snapshot_id
     assert set(record["tuning"]["checkpoint"]["candidates"]) == {"step-2", "step-3"}
