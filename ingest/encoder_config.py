@@ -57,13 +57,14 @@ def _existing(path: str | Path, source: str) -> Path:
 
 
 def _pooling_of(model_dir: Path) -> str:
-    """The pooling a sentence-transformers directory declares; BGE-style "cls" otherwise."""
+    """The pooling a sentence-transformers directory declares (the flags of sentence-transformers
+    < 5, or the `pooling_mode` name it writes since); BGE-style "cls" otherwise."""
     pooling = model_dir / "1_Pooling" / "config.json"
     if pooling.is_file():
         modes = json.loads(pooling.read_text())
-        if modes.get("pooling_mode_mean_tokens"):
+        if modes.get("pooling_mode_mean_tokens") or modes.get("pooling_mode") == "mean":
             return "mean"
-        if modes.get("pooling_mode_lasttoken"):
+        if modes.get("pooling_mode_lasttoken") or modes.get("pooling_mode") == "lasttoken":
             return "last_token"
     return "cls"
 
