@@ -394,6 +394,7 @@ def metric_table(bins: int = DEFAULT_BINS) -> dict[str, tuple[Extract, Reduce]]:
     }
     table.update({
         "version_correct": _mean_of(lambda r: r.version_correct),
+        "top1_correct": _mean_of(lambda r: r.correct if r.answerable else None),
         "jurisdiction_correct": _mean_of(lambda r: r.jurisdiction_correct),
         "evidence_completeness": _mean_of(lambda r: r.evidence_completeness),
         "verdict_accuracy": _mean_of(lambda r: r.verdict_accuracy),

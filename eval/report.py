@@ -27,6 +27,8 @@ METRIC_NOTES = {
     "P@5": "precision at 5 (relevant = grade >= 1)",
     "version_correct": "top hit is a grade >= 1 label in its version in force at as_of "
                        "(snapshot intervals), answerable queries",
+    "top1_correct": "top hit is a primary (grade 2) label, not known to be out of force at "
+                    "as_of, answerable queries",
     "jurisdiction_correct": "top hit's jurisdiction is the query's or under it, queries with a hit",
     "evidence_completeness": "share of grade >= 1 labels in the top 10 nodes, answerable "
                              "exception_application and multi_clause_synthesis queries",

@@ -77,6 +77,9 @@ def test_version_jurisdiction_evidence_verdicts_abstention():
     report = M.summarize(list(r.values()), n_boot=200)
     assert report["overall"]["abstention_precision"]["value"] == 0.5  # q2 wrongly, q3 rightly
     assert report["overall"]["abstention_recall"]["value"] == 1.0
+    assert report["overall"]["top1_correct"]["n"] == 2  # the answerable queries
+    assert r["q1"].correct == 0.0 and report["overall"]["top1_correct"]["value"] == (
+        r["q2"].correct / 2)
     # a version interval from the snapshot that excludes as_of makes the top hit wrong
     versions = {G + "@2015-01-01": M.VersionInfo(date(2015, 1, 1), date(2016, 4, 1), "us-federal")}
     strict = {x.qid: x for x in M.per_query(QUERIES, RUN, OUTPUTS, versions)}
