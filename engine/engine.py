@@ -16,6 +16,7 @@ store or graph cannot be read, is refused with a SnapshotError naming the file.
 
 from __future__ import annotations
 
+import functools
 import gzip
 import json
 import threading
@@ -118,7 +119,6 @@ class Engine:
         models_dir: Path = MODELS_DIR,
         snapshot_lease: Lease | None = None,
         index_dir: Path | None = None,
-        thesaurus: LegalThesaurus | None = None,
     ) -> None:
         self.snapshot = snapshot
         self.catalog = catalog
@@ -133,8 +133,12 @@ class Engine:
         self._lock = threading.RLock()
         self._lease = snapshot_lease
         self.index_dir = index_dir
-        self.thesaurus = thesaurus or LegalThesaurus.load()
         self._readers = _Readers()
+
+    @functools.cached_property
+    def thesaurus(self) -> LegalThesaurus:
+        """The legal thesaurus, read when a configuration first expands a query."""
+        return LegalThesaurus.load()
 
     @classmethod
     def open(

@@ -252,14 +252,23 @@ def read_fact_file(path: Path) -> tuple[list[FactSpec | EntitySpec], list[Issue]
     return specs, issues
 
 
-def _entity_problem(name: str, body: Any) -> str | None:
+def _table_problem(what: str, name: str, body: Any, keys: Iterable[str]) -> str | None:
+    """The name's form, the body a table, and no field outside `keys` (an entity's or a
+    fact's declaration)."""
     if not re.fullmatch(r"[a-z][a-z0-9_]*", name):
-        return "an entity name is lower case: letters, digits and _"
+        return f"{what} name is lower case: letters, digits and _"
     if not isinstance(body, dict):
         return "expected a table"
-    extra = sorted(set(body) - _ENTITY_KEYS)
+    extra = sorted(set(body) - set(keys))
     if extra:
-        return f"unknown field(s) {', '.join(extra)} (known: {', '.join(sorted(_ENTITY_KEYS))})"
+        return f"unknown field(s) {', '.join(extra)} (known: {', '.join(sorted(keys))})"
+    return None
+
+
+def _entity_problem(name: str, body: Any) -> str | None:
+    problem = _table_problem("an entity", name, body, _ENTITY_KEYS)
+    if problem:
+        return problem
     if not isinstance(body.get("meaning"), str) or not body["meaning"].strip():
         return "field meaning: a one-line meaning is required"
     if not isinstance(body.get("closed", False), bool):
@@ -275,13 +284,9 @@ def _line_of(text: str, key: str) -> int | None:
 
 
 def _spec_problem(name: str, body: Any) -> str | None:
-    if not re.fullmatch(r"[a-z][a-z0-9_]*", name):
-        return "a fact name is lower case: letters, digits and _"
-    if not isinstance(body, dict):
-        return "expected a table"
-    extra = sorted(set(body) - _KEYS)
-    if extra:
-        return f"unknown field(s) {', '.join(extra)} (known: {', '.join(sorted(_KEYS))})"
+    problem = _table_problem("a fact", name, body, _KEYS)
+    if problem:
+        return problem
     try:
         ftype = FactType(body.get("type"))
     except ValueError:
