@@ -10,8 +10,8 @@ How:
    the parameters' values at the as-of date) are evaluated into a per-call fact table: for
    each clause with predicate premises, whether its ground premises certainly hold (`sf_cT`)
    or possibly hold (`sf_cP`); for the clauses of a rule that have only ground premises,
-   whether one of them certainly (`sf_gT`) or possibly (`sf_gP`) holds. The same values
-   make up the trace.
+   the predicates one of whose such clauses certainly (`sf_gT`) or possibly (`sf_gP`) holds
+   (one clause `sf_hT(H) <= sf_gT(H)` for them all). The same values make up the trace.
 2. The whole library is compiled once per thread into a pyDatalog program (a fresh
    `Logic(True)` bound to that thread) that derives the predicates from that table. Every
    clause is compiled twice, into a *certain* (`sf_hT`) and a *possible* (`sf_hP`) version
@@ -124,8 +124,11 @@ def _total(values: Sequence[tuple[str, Any]]) -> Any:
 
 @dataclass(slots=True)
 class _State:
-    certain: frozenset[str]  # clause ids / rule keys whose ground premises certainly hold
+    certain: frozenset[str]  # clause ids whose ground premises certainly hold
     possible: frozenset[str]  # ... possibly hold
+    # predicates one of whose clauses of ground premises only certainly / possibly holds
+    ground_T: frozenset[str]
+    ground_P: frozenset[str]
     inactive: frozenset[str]  # predicates with no rule in force
     # entity clauses: clause id -> the entities whose ground premises certainly/possibly hold
     ent_certain: Mapping[str, frozenset[str]] = field(default_factory=dict)
@@ -159,14 +162,25 @@ def _r_cP(c):  # noqa: N802
         yield (c.id,)
 
 
-def _r_inactive(h):
-    inactive = _state().inactive
+def _members_of(names: frozenset[str], h: Any) -> Any:
     if h.is_const():
-        if h.id in inactive:
+        if h.id in names:
             yield (h.id,)
     else:
-        for name in inactive:
+        for name in names:
             yield (name,)
+
+
+def _r_inactive(h):
+    yield from _members_of(_state().inactive, h)
+
+
+def _r_gT(h):  # noqa: N802
+    yield from _members_of(_state().ground_T, h)
+
+
+def _r_gP(h):  # noqa: N802
+    yield from _members_of(_state().ground_P, h)
 
 
 def _pairs(table: Mapping[str, frozenset[Any]], c: Any, e: Any) -> Any:
@@ -218,7 +232,7 @@ def _r_open(k):
         yield (k.id,)
 
 
-_RESOLVERS = {"sf_cT/1": _r_cT, "sf_cP/1": _r_cP, "sf_gT/1": _r_cT, "sf_gP/1": _r_cP,
+_RESOLVERS = {"sf_cT/1": _r_cT, "sf_cP/1": _r_cP, "sf_gT/1": _r_gT, "sf_gP/1": _r_gP,
               "sf_inactive/1": _r_inactive, "sf_ecT/2": _r_ecT, "sf_ecP/2": _r_ecP,
               "sf_refT/3": _r_refT, "sf_refP/3": _r_refP, "sf_open/1": _r_open,
               "sf_mT/2": _r_mT, "sf_mP/2": _r_mP}
@@ -253,21 +267,19 @@ def _of_entities(rule: Rule) -> bool:
 
 def _is_pyd(r: Any) -> bool:
     """Premises pyDatalog decides (the others are evaluated into the per-call fact table)."""
-    return isinstance(r, RPred | RRef)
+    return type(r) in (RPred, RRef)
 
 
 def _compile_rule(rule: Rule, kinds: Mapping[str, str],
                   sccs: Mapping[str, frozenset[str]]) -> None:
-    """Clauses with predicate premises one by one; the others as one disjunct (`sf_g`)."""
+    """Clauses with predicate premises one by one (those with ground premises only are
+    `sf_g`'s, compiled once for every rule by `_program`)."""
     if rule.clauses and rule.clauses[0].arg is not None:
         for mode in ("T", "P"):
             for i, clause in enumerate(rule.clauses, 1):
                 _compile_entity_clause(clause_id(rule, i), clause, mode, sccs[rule.head])
         return
     for mode in ("T", "P"):
-        if any(_ground_only(c) and not c.never for c in rule.clauses):
-            add_clause(Literal.make("sf_h" + mode, [rule.head]),
-                       Literal.make("sf_g" + mode, [rule.key]))
         for i, clause in enumerate(rule.clauses, 1):
             if not _ground_only(clause):
                 _compile_clause(clause_id(rule, i), clause, mode, kinds)
@@ -370,6 +382,8 @@ def _program(library: Library, active: Mapping[str, Rule]) -> _Program:
         _compile_rule(rule, kinds, sccs)
     h, x = Term("H"), Term("X")
     add_clause(Literal.make("sf_hP", [h]), Literal.make("sf_inactive", [h]))
+    for mode in ("T", "P"):
+        add_clause(Literal.make("sf_h" + mode, [h]), Literal.make("sf_g" + mode, [h]))
     entities = {head: (Literal.make(_epred("T", head), [x]).lua,
                        Literal.make(_epred("P", head), [x]).lua) for head in kinds}
     prog = programs[key] = _Program(
@@ -442,11 +456,13 @@ class _NoParam:
 @dataclass(slots=True)
 class _Ground:
     """A clause's ground premises evaluated for one call: premise values (None for predicate
-    premises, which pyDatalog decides) and the variable bindings."""
+    premises, which pyDatalog decides), the variable bindings and each comparison's two
+    evaluated sides (by premise index, for the trace)."""
 
     env: dict[str, Any]
     values: list[Tri | None]
     value: Tri  # the conjunction of the ground premises
+    sides: dict[int, tuple[Any, Any]]
 
 
 @dataclass
@@ -511,49 +527,59 @@ class _Call:
         return v.value if isinstance(v, ParamValue) else _NoParam(name)
 
 
-def _eval_expr(e: Expr, env: Mapping[str, Any], values: Mapping[str, Any], call: _Call) -> Any:
-    if isinstance(e, FactRef):
-        return values.get(e.name, UNK)
-    if isinstance(e, ParamRef):
-        return call.param(e.name)
-    if isinstance(e, Var):
-        return env.get(e.name, UNK)
-    if isinstance(e, Num | DateLit):
-        return e.value
-    if isinstance(e, Sym):
-        return e.value
-    if isinstance(e, Span):
-        return e.count if e.unit == "days" else e
-    if isinstance(e, AttrRef):
-        ent = env.get(e.var)
-        return ent.values.get(e.fact, UNK) if isinstance(ent, Entity) else UNK
-    if isinstance(e, RuleValue):
-        return _rule_value(e.head, call)
-    if isinstance(e, Agg):
-        return _aggregate(e, env, values, call)
-    if isinstance(e, Sum | Call | Scale):
-        parts = (e.terms if isinstance(e, Sum) else [("+", a) for a in e.args]
-                 if isinstance(e, Call) else [("+", e.inner)])
-        got = [(sign, _eval_expr(t, env, values, call)) for sign, t in parts]
-        for _, v in got:
-            if isinstance(v, _NoParam):
-                return v
-        if any(_unk(v) for _, v in got):
-            return UNK
-        if any(isinstance(v, Interval) for _, v in got):
-            if isinstance(e, Sum):
-                return _interval_total(got)
-            if isinstance(e, Scale):
-                v = got[0][1]
-                f = e.factor.value
-                return _exact(v.lo * f, None if v.hi is None else v.hi * f)
-            return UNK
+def _eval_compound(e: Sum | Call | Scale, env: Mapping[str, Any], values: Mapping[str, Any],
+                   call: _Call) -> Any:
+    parts = (e.terms if isinstance(e, Sum) else [("+", a) for a in e.args]
+             if isinstance(e, Call) else [("+", e.inner)])
+    got = [(sign, _eval_expr(t, env, values, call)) for sign, t in parts]
+    for _, v in got:
+        if isinstance(v, _NoParam):
+            return v
+    if any(_unk(v) for _, v in got):
+        return UNK
+    if any(isinstance(v, Interval) for _, v in got):
         if isinstance(e, Sum):
-            return _total(got)
+            return _interval_total(got)
         if isinstance(e, Scale):
-            return e.factor.value * got[0][1]
-        return FUNCTIONS[e.func].apply(*(v for _, v in got))
-    raise EngineError(f"cannot evaluate {e!r}")
+            v = got[0][1]
+            f = e.factor.value
+            return _exact(v.lo * f, None if v.hi is None else v.hi * f)
+        return UNK
+    if isinstance(e, Sum):
+        return _total(got)
+    if isinstance(e, Scale):
+        return e.factor.value * got[0][1]
+    return FUNCTIONS[e.func].apply(*(v for _, v in got))
+
+
+def _eval_attr(e: AttrRef, env: Mapping[str, Any]) -> Any:
+    ent = env.get(e.var)
+    return ent.values.get(e.fact, UNK) if isinstance(ent, Entity) else UNK
+
+
+# an expression's value by its type (one dictionary lookup, not a chain of isinstance tests)
+_EXPR_VALUE: dict[type, Callable[[Any, Mapping[str, Any], Mapping[str, Any], _Call], Any]] = {
+    FactRef: lambda e, env, values, call: values.get(e.name, UNK),
+    ParamRef: lambda e, env, values, call: call.param(e.name),
+    Var: lambda e, env, values, call: env.get(e.name, UNK),
+    Num: lambda e, env, values, call: e.value,
+    DateLit: lambda e, env, values, call: e.value,
+    Sym: lambda e, env, values, call: e.value,
+    Span: lambda e, env, values, call: e.count if e.unit == "days" else e,
+    AttrRef: lambda e, env, values, call: _eval_attr(e, env),
+    RuleValue: lambda e, env, values, call: _rule_value(e.head, call),
+    Agg: lambda e, env, values, call: _aggregate(e, env, values, call),
+    Sum: _eval_compound,
+    Call: _eval_compound,
+    Scale: _eval_compound,
+}
+
+
+def _eval_expr(e: Expr, env: Mapping[str, Any], values: Mapping[str, Any], call: _Call) -> Any:
+    value = _EXPR_VALUE.get(type(e))
+    if value is None:
+        raise EngineError(f"cannot evaluate {e!r}")
+    return value(e, env, values, call)
 
 
 def _rule_value(head: str, call: _Call) -> Any:
@@ -628,39 +654,54 @@ def _aggregate(e: Agg, env: Mapping[str, Any], values: Mapping[str, Any], call: 
     return (max if e.func == "max" else min)(sure)
 
 
+def _fact_truth(v: Any, negated: bool) -> Tri:
+    t = Tri.UNDETERMINED if v is None else (Tri.TRUE if v else Tri.FALSE)
+    return ~t if negated else t
+
+
+def _compare(op: str, a: Any, b: Any) -> Tri:
+    """`a op b` of two evaluated sides."""
+    if _unk(a) or _unk(b) or isinstance(a, _NoParam) or isinstance(b, _NoParam):
+        return Tri.UNDETERMINED
+    if isinstance(a, Interval) or isinstance(b, Interval):
+        return _interval_holds(op, a, b)
+    return Tri.TRUE if _holds(op, a, b) else Tri.FALSE
+
+
+def _pred_premise(r: RPred, env: Mapping[str, Any], call: _Call,
+                  pred_value: Callable[[str], Tri]) -> Tri:
+    if r.arg is not None:
+        return _entity_pred_value(r, env, call)
+    t = pred_value(r.pred)
+    return ~t if r.negated else t
+
+
+def _attr_premise(r: RAttr, env: Mapping[str, Any]) -> Tri:
+    ent = env.get(r.var)
+    return _fact_truth(ent.values.get(r.fact) if isinstance(ent, Entity) else None, r.negated)
+
+
+# a premise's value by its type; the arguments are (premise, env, values, call, pred_value)
+_PREMISE_VALUE: dict[type, Callable[..., Tri]] = {
+    RBind: lambda r, env, values, call, pv: Tri.TRUE,
+    REntity: lambda r, env, values, call, pv: Tri.TRUE,
+    RParam: lambda r, env, values, call, pv: (Tri.UNDETERMINED if isinstance(
+        env.get(r.var), _NoParam) else Tri.TRUE),
+    RTruth: lambda r, env, values, call, pv: Tri.TRUE if r.value else Tri.FALSE,
+    RBool: lambda r, env, values, call, pv: _fact_truth(values.get(r.fact), r.negated),
+    RPred: lambda r, env, values, call, pv: _pred_premise(r, env, call, pv),
+    RAttr: lambda r, env, values, call, pv: _attr_premise(r, env),
+    RCompare: lambda r, env, values, call, pv: _compare(
+        r.op, _eval_expr(r.left, env, values, call), _eval_expr(r.right, env, values, call)),
+}
+
+
 def _premise_value(r: Any, env: Mapping[str, Any], values: Mapping[str, Any], call: _Call,
                    pred_value: Callable[[str], Tri]) -> Tri:
-    if isinstance(r, RBind):
-        return Tri.TRUE
-    if isinstance(r, RParam):
-        return Tri.UNDETERMINED if isinstance(env.get(r.var), _NoParam) else Tri.TRUE
-    if isinstance(r, RTruth):
-        return Tri.TRUE if r.value else Tri.FALSE
-    if isinstance(r, RBool):
-        v = values.get(r.fact)
-        t = Tri.UNDETERMINED if v is None else (Tri.TRUE if v else Tri.FALSE)
-        return ~t if r.negated else t
-    if isinstance(r, RPred) and r.arg is not None:
-        return _entity_pred_value(r, env, call)
-    if isinstance(r, RPred):
-        t = pred_value(r.pred)
-        return ~t if r.negated else t
-    if isinstance(r, REntity):
-        return Tri.TRUE
-    if isinstance(r, RAttr):
-        ent = env.get(r.var)
-        v = ent.values.get(r.fact) if isinstance(ent, Entity) else None
-        t = Tri.UNDETERMINED if v is None else (Tri.TRUE if v else Tri.FALSE)
-        return ~t if r.negated else t
-    if isinstance(r, RCompare):
-        a = _eval_expr(r.left, env, values, call)
-        b = _eval_expr(r.right, env, values, call)
-        if _unk(a) or _unk(b) or isinstance(a, _NoParam) or isinstance(b, _NoParam):
-            return Tri.UNDETERMINED
-        if isinstance(a, Interval) or isinstance(b, Interval):
-            return _interval_holds(r.op, a, b)
-        return Tri.TRUE if _holds(r.op, a, b) else Tri.FALSE
-    raise EngineError(f"unknown premise {r!r}")
+    value = _PREMISE_VALUE.get(type(r))
+    if value is None:
+        raise EngineError(f"unknown premise {r!r}")
+    return value(r, env, values, call, pred_value)
 
 
 def _entity_pred_value(r: RPred, env: Mapping[str, Any], call: _Call) -> Tri:
@@ -691,10 +732,16 @@ def _ground(clause: RClause, call: _Call) -> _Ground:
     values = call.facts.known
     env = _env(clause, values, call)
     out: list[Tri | None] = []
-    for p in clause.premises:
+    sides: dict[int, tuple[Any, Any]] = {}
+    for i, p in enumerate(clause.premises):
         r = p.resolved
-        out.append(None if _is_pyd(r) else _premise_value(r, env, values, call, _no_pred))
-    return _Ground(env, out, conj([v for v in out if v is not None]))
+        if type(r) is RCompare:
+            a, b = _eval_expr(r.left, env, values, call), _eval_expr(r.right, env, values, call)
+            sides[i] = (a, b)
+            out.append(_compare(r.op, a, b))
+        else:
+            out.append(None if _is_pyd(r) else _premise_value(r, env, values, call, _no_pred))
+    return _Ground(env, out, conj([v for v in out if v is not None]), sides)
 
 
 def _no_pred(head: str) -> Tri:
@@ -957,12 +1004,6 @@ def _fmt(v: Any) -> str:
     return str(v)
 
 
-def _expr_text(e: Expr, env: Mapping[str, Any], values: Mapping[str, Any], call: _Call) -> str:
-    if isinstance(e, Num | DateLit | Sym):
-        return _fmt(e.value)
-    return _fmt(_eval_expr(e, env, values, call))
-
-
 def _collect(e: Expr, env_src: Mapping[str, tuple[str, str]], facts: set[str],
              params: set[str]) -> None:
     if isinstance(e, FactRef):
@@ -1045,8 +1086,8 @@ def _trace(head: str, call: _Call, traces: dict[str, _HeadTrace]) -> _HeadTrace 
                 for name in ps:
                     call.param(name)
                     pt.parameters[name] = call.params[name].to_dict()
-                pt.detail = (f"{_expr_text(r.left, env, values, call)} {r.op} "
-                             f"{_expr_text(r.right, env, values, call)}")
+                left, right = g.sides[pi - 1]
+                pt.detail = f"{_fmt(left)} {r.op} {_fmt(right)}"
                 for head in heads:
                     pt.detail += f"; {head}: {call.computed.get(head, '')}"
                     if pt.value is Tri.UNDETERMINED:
@@ -1272,7 +1313,10 @@ def evaluate(rules: Iterable[Rule], facts: Mapping[str, Any] | FactSet, as_of: d
     entity_heads = [h for h in cone if h in active and _of_entities(active[h])]
     if entity_heads:
         _entity_phase(entity_heads, call, program)
-    certain, possible = set(), set()
+    certain: set[str] = set()
+    possible: set[str] = set()
+    ground_T: set[str] = set()
+    ground_P: set[str] = set()
     for head in cone:
         rule = active.get(head)
         if rule is None or head in call.members_P:
@@ -1280,12 +1324,14 @@ def evaluate(rules: Iterable[Rule], facts: Mapping[str, Any] | FactSet, as_of: d
         for i, clause in enumerate(rule.clauses, 1):
             cid = clause_id(rule, i)
             g = call.ground[cid] = _ground(clause, call)
-            key = rule.key if _ground_only(clause) else cid
+            sure, maybe, key = ((ground_T, ground_P, head) if _ground_only(clause) else
+                                (certain, possible, cid))
             if g.value is Tri.TRUE:
-                certain.add(key)
+                sure.add(key)
             if g.value is not Tri.FALSE:
-                possible.add(key)
-    _TL.state = _State(frozenset(certain), frozenset(possible),
+                maybe.add(key)
+    _TL.state = _State(frozenset(certain), frozenset(possible), frozenset(ground_T),
+                       frozenset(ground_P),
                        frozenset(h for h in cone if h not in active), *call.entity_tables,
                        _open_kinds(call), call.members_T, call.members_P)
     try:
@@ -1405,7 +1451,8 @@ def _entity_phase(heads: Sequence[str], call: _Call, program: _Program) -> None:
             ent_P[cid] = frozenset(k for k, v in values.items() if v is not Tri.FALSE)
     call.entity_tables = (ent_T, ent_P, _references(call, "T"), _references(call, "P"))
     for stratum in _strata(heads, call.active):
-        _TL.state = _State(frozenset(), frozenset(), frozenset(), *call.entity_tables,
+        _TL.state = _State(frozenset(), frozenset(), frozenset(), frozenset(), frozenset(),
+                           *call.entity_tables,
                            _open_kinds(call), call.members_T, call.members_P)
         try:
             got = program.ask_entities(stratum)
