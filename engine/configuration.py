@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from structfirst.calibration.threshold import DEFAULT_DELTA, DEFAULT_TARGET_ACCURACY
+from structfirst.engine.relevance_feedback import RM3
 
 CONFIGURATIONS_FILE = Path(__file__).with_name("configurations.toml")
 PLANES = ("lexical", "dense", "graph", "symbolic")
@@ -52,6 +53,10 @@ class EngineConfig:
     rerank_depth: int = 50
     family_depth: int = 0  # section-family expansion of the fused top N (learned fusion only)
     expansion_weight: float = 0.0  # BM25 weight of the legal thesaurus's terms (0: no expansion)
+    # RM3 pseudo-relevance feedback on the lexical plane (0 docs: none)
+    rm3_docs: int = 0
+    rm3_terms: int = 10
+    rm3_original_weight: float = 0.5
     bm25_k1: float = 0.9
     bm25_b: float = 0.4
     hard_filters: str = "as_of"
@@ -64,6 +69,12 @@ class EngineConfig:
     @property
     def calibrated_abstention(self) -> bool:
         return bool(self.calibration)
+
+    @property
+    def feedback(self) -> RM3 | None:
+        """The lexical plane's RM3 feedback, if the configuration asks for it."""
+        return (RM3(self.rm3_docs, self.rm3_terms, self.rm3_original_weight) if self.rm3_docs
+                else None)
 
 
 def load_configurations(path: Path = CONFIGURATIONS_FILE) -> dict[str, EngineConfig]:
@@ -103,6 +114,12 @@ def load_configurations(path: Path = CONFIGURATIONS_FILE) -> dict[str, EngineCon
         for key in ("target_accuracy", "risk_delta"):
             if not 0.0 < entry.get(key, 0.5) < 1.0:
                 raise ValueError(f"{where}: {key} must lie strictly between 0 and 1")
+        if entry.get("rm3_docs", 0):
+            try:
+                RM3(entry["rm3_docs"], entry.get("rm3_terms", 10),
+                    entry.get("rm3_original_weight", 0.5))
+            except ValueError as exc:
+                raise ValueError(f"{where}: {exc}") from None
         if entry.get("hard_filters", "as_of") not in HARD_FILTERS:
             raise ValueError(f"{where}: hard_filters must be one of {HARD_FILTERS}")
         check_tuning(where, entry.get("tuning", {}), entry)

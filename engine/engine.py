@@ -307,6 +307,7 @@ class Engine:
             predicate=parsed.predicate.name if parsed.predicate else None,
             expansion=self.thesaurus.expansions(parsed.question) if cfg.expansion_weight else (),
             expansion_weight=cfg.expansion_weight,
+            feedback=cfg.feedback,
         )
         return QueryFrame(parsed, query)
 
@@ -458,7 +459,9 @@ def _load(
         ) from exc
     root = snapshot.path
     planes: dict[str, Callable[[EngineConfig], Plane]] = {
-        "lexical": lambda cfg: TextSearchPlane.lexical(root / "lucene", cfg.bm25_k1, cfg.bm25_b),
+        "lexical": lambda cfg: TextSearchPlane.lexical(
+            root / "lucene", cfg.bm25_k1, cfg.bm25_b, lambda vid: catalog.versions[vid].text
+        ),
         "dense": lambda cfg: TextSearchPlane.dense(root / "dense"),
         "graph": lambda cfg: GraphPlane(graph, catalog),
         "symbolic": lambda cfg: SymbolicPlane(

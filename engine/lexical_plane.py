@@ -46,7 +46,7 @@ from __future__ import annotations
 import json
 import threading
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from collections.abc import Set as AbstractSet
 from pathlib import Path
 
@@ -72,6 +72,20 @@ from structfirst.ingest.lucene_index import (
 
 TERMS_FILTER_MAX = 64  # allowed sets up to this size filter on `id` terms, larger on `ord`
 MAX_QUERY_TERMS = 1024  # Lucene's default clause limit; longer queries keep their first terms
+
+
+def query_weights(
+    query: str, expansion: Sequence[str] = (), expansion_weight: float = 0.0
+) -> dict[str, float]:
+    """A question's index terms weighted by their counts (at most `MAX_QUERY_TERMS`, the first
+    ones); the tokens of `expansion` not in it join at `expansion_weight` each."""
+    terms: Counter[str] = Counter(tokenize(query))
+    weights = {t: float(c) for t, c in list(terms.items())[:MAX_QUERY_TERMS]}
+    if terms and expansion_weight > 0:
+        for token in tokenize(" ".join(expansion)):
+            if token not in terms and len(weights) < MAX_QUERY_TERMS:
+                weights.setdefault(token, expansion_weight)
+    return weights
 
 
 class _Java:
@@ -212,19 +226,15 @@ class LexicalPlane:
     ) -> list[tuple[str, float]]:
         """The k best (version id, BM25 score) among `allowed` (all if None), best first;
         the tokens of `expansion` not in `query` join it at `expansion_weight` each."""
-        if k <= 0 or not self._docids:
-            return []
-        terms: Counter[str] = Counter(tokenize(query))
-        if not terms:
-            return []
-        if len(terms) > MAX_QUERY_TERMS:
-            terms = Counter(dict(list(terms.items())[:MAX_QUERY_TERMS]))
-        weights = {t: float(c) for t, c in terms.items()}
-        if expansion_weight > 0:
-            for token in tokenize(" ".join(expansion)):
-                if token not in terms and len(weights) < MAX_QUERY_TERMS:
-                    weights.setdefault(token, expansion_weight)
+        return self.search_weighted(query_weights(query, expansion, expansion_weight), k, allowed)
 
+    def search_weighted(
+        self, weights: Mapping[str, float], k: int, allowed: Allowed | None = None
+    ) -> list[tuple[str, float]]:
+        """The k best (version id, score) among `allowed` for a query of weighted index terms
+        (each term's BM25 score times its weight, summed)."""
+        if k <= 0 or not self._docids or not weights:
+            return []
         filter_kind, filter_ids = None, None
         if isinstance(allowed, HardFilter):
             if allowed.authorities is not None and not allowed.authorities:

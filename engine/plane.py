@@ -7,6 +7,8 @@ from dataclasses import dataclass, field
 from datetime import date
 from typing import TYPE_CHECKING, Any, Protocol
 
+from structfirst.engine.relevance_feedback import RM3
+
 if TYPE_CHECKING:
     from structfirst.engine.catalog import ArtifactVersion, Catalog
 
@@ -74,6 +76,7 @@ class PlaneQuery:
     predicate: str | None = None
     expansion: tuple[str, ...] = ()  # statutory terms for the question's paraphrases
     expansion_weight: float = 0.0  # their BM25 weight (the question's own words weigh 1)
+    feedback: RM3 | None = None  # pseudo-relevance feedback for the lexical plane
 
 
 @dataclass(slots=True)

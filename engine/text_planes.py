@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from structfirst.engine.plane import Allowed, PlaneHit, PlaneQuery
+from structfirst.ingest.legal_tokenizer import tokenize
+
+if TYPE_CHECKING:
+    from structfirst.engine.lexical_plane import LexicalPlane
 
 
 class Searcher(Protocol):
@@ -23,10 +27,11 @@ class TextSearchPlane:
         self.searcher = searcher
 
     @classmethod
-    def lexical(cls, lucene_dir: Path, k1: float, b: float) -> LexicalSearchPlane:
+    def lexical(cls, lucene_dir: Path, k1: float, b: float,
+                passage_text: Callable[[str], str] | None = None) -> LexicalSearchPlane:
         from structfirst.engine.lexical_plane import LexicalPlane
 
-        return LexicalSearchPlane("lexical", LexicalPlane(lucene_dir, k1=k1, b=b))
+        return LexicalSearchPlane("lexical", LexicalPlane(lucene_dir, k1=k1, b=b), passage_text)
 
     @classmethod
     def dense(cls, dense_dir: Path) -> TextSearchPlane:
@@ -42,13 +47,26 @@ class TextSearchPlane:
 
 
 class LexicalSearchPlane(TextSearchPlane):
-    """BM25 as a plane: the query's thesaurus expansion joins at its lower weight."""
+    """BM25 as a plane: the query's thesaurus expansion joins at its lower weight; with the
+    query's `feedback` (RM3), a first pass's top passages reweight the terms of a second."""
+
+    def __init__(self, name: str, searcher: LexicalPlane,
+                 passage_text: Callable[[str], str] | None = None) -> None:
+        super().__init__(name, searcher)
+        self.searcher: LexicalPlane = searcher
+        self.passage_text = passage_text
 
     def retrieve(self, query: PlaneQuery, k: int) -> list[PlaneHit]:
-        found = self.searcher.search(  # type: ignore[call-arg]
-            query.text, k, query.allowed, expansion=query.expansion,
-            expansion_weight=query.expansion_weight,
-        )
+        from structfirst.engine.lexical_plane import query_weights
+
+        weights = query_weights(query.text, query.expansion, query.expansion_weight)
+        if query.feedback is not None:
+            if self.passage_text is None:
+                raise ValueError(f"{self.name}: RM3 feedback needs the passages' text")
+            first = self.searcher.search_weighted(weights, query.feedback.docs, query.allowed)
+            weights = query.feedback.weights(
+                weights, [(tokenize(self.passage_text(vid)), score) for vid, score in first])
+        found = self.searcher.search_weighted(weights, k, query.allowed)
         return [PlaneHit(docid, score) for docid, score in found]
 
 

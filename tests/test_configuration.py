@@ -53,6 +53,7 @@ planes = ["lexical"]
     ('extends = "x"', "extends 'x', which is unknown or a cycle"),
     ("family_depth = 30", r"\[x\]: family_depth needs learned fusion"),
     ("target_accuracy = 1.0", "target_accuracy must lie strictly between 0 and 1"),
+    ("rm3_docs = 10\nrm3_terms = 0", r"\[x\]: RM3: docs \(10\) and terms \(0\) must be >= 1"),
 ])
 def test_bad_entries_are_refused_naming_the_entry(tmp_path: Path, body: str, message: str) -> None:
     path = _table(tmp_path, f'[x]\ndescription = "x"\nplanes = ["lexical"]\n{body}\n')

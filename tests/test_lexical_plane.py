@@ -9,6 +9,9 @@ from pathlib import Path
 import pytest
 import structfirst.engine.lexical_plane as lp
 from structfirst.engine.lexical_plane import LexicalPlane
+from structfirst.engine.plane import PlaneQuery
+from structfirst.engine.relevance_feedback import RM3
+from structfirst.engine.text_planes import LexicalSearchPlane
 from structfirst.ingest.index_builder import IndexableDoc
 from structfirst.ingest.java_env import detach_thread
 from structfirst.ingest.lucene_index import LuceneIndexBuilder
@@ -265,3 +268,37 @@ def test_thesaurus_expansion_joins_the_query_below_the_questions_words(
     full = dict(plane.search("stay", 10))["/us/usc/t11/s362/a@2005-10-17"]
     assert dict(expanded)["/us/usc/t11/s362/a@2005-10-17"] == pytest.approx(0.3 * full, rel=1e-5)
     assert plane.search(question, 10, expansion=("stay",), expansion_weight=0.0) == plain
+
+
+def test_rm3_weights_interpolate_the_question_with_the_feedback_model() -> None:
+    rm3 = RM3(docs=2, terms=2, original_weight=0.5)
+    got = rm3.weights({"a": 1.0, "b": 1.0}, [(["a", "c", "c", "d"], 3.0), (["c", "e"], 1.0)])
+    # P(w|D) weighted by score share: c .5, a .1875, d .1875 (a wins the tie by name), e .125
+    assert got == pytest.approx({"a": 0.25 + 0.5 * 0.1875 / 0.6875, "b": 0.25,
+                                 "c": 0.5 * 0.5 / 0.6875})
+    assert sum(got.values()) == pytest.approx(1.0)
+    assert rm3.weights({"a": 2.0}, []) == {"a": 0.5}  # no feedback: the question's half only
+
+
+@pytest.mark.parametrize("settings", [(0, 10, 0.5), (10, 0, 0.5), (10, 10, 1.5)])
+def test_rm3_refuses_bad_settings(settings: tuple[int, int, float]) -> None:
+    with pytest.raises(ValueError, match="RM3"):
+        RM3(*settings)
+
+
+def test_rm3_feedback_brings_in_passages_that_share_the_top_passages_terms(
+    plane: LexicalPlane,
+) -> None:
+    texts = {d.version_id: d.contents for d in DOCS}
+    lexical = LexicalSearchPlane("lexical", plane, texts.__getitem__)
+    lease_disclosure = "/us/cfr/t12/s1013.4/b@2011-12-30"
+
+    def query(feedback: RM3 | None) -> PlaneQuery:
+        return PlaneQuery("bailment", date(2020, 1, 1), ALL_IDS, "definition", feedback=feedback)
+
+    plain = [h.version_id for h in lexical.retrieve(query(None), 10)]
+    assert plain == ["/us/cfr/t12/s1013.2/e/1@2011-12-30"]
+    expanded = [h.version_id for h in lexical.retrieve(query(RM3(docs=1, terms=10)), 10)]
+    assert expanded[0] == plain[0] and lease_disclosure in expanded
+    with pytest.raises(ValueError, match="needs the passages' text"):
+        LexicalSearchPlane("lexical", plane).retrieve(query(RM3()), 10)
