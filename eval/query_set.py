@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import json
 import re
+import tomllib
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import date
@@ -283,7 +284,38 @@ def load_queries(paths: str | Path | Iterable[str | Path]) -> list[Query]:
     return out
 
 
-def verdict_disagreements(queries: Iterable[Query], library: Library) -> list[str]:
+@dataclass(frozen=True, slots=True)
+class VerdictQuestion:
+    """A question labeled with one rule's verdict and the facts it states, no relevance labels:
+    an entry of a verdict question set for the rules alone (`verdict_dev.toml`)."""
+
+    qid: str
+    question: str
+    as_of: date
+    facts: dict[str, Any]
+    expected_verdicts: dict[str, bool | str]
+
+
+def load_verdict_questions(path: Path) -> list[VerdictQuestion]:
+    """The `[[question]]` entries (`rule`, `as_of`, `text`, `verdict`, `facts`) of a TOML
+    verdict question set; a bad entry raises QuerySetError naming the file and its number."""
+    try:
+        entries = tomllib.loads(path.read_text(encoding="utf-8"))["question"]
+    except (OSError, tomllib.TOMLDecodeError, KeyError) as exc:
+        raise QuerySetError(path, None, f"not a [[question]] list ({exc})") from None
+    out = []
+    for i, e in enumerate(entries, 1):
+        missing = sorted({"rule", "as_of", "text", "verdict", "facts"} - set(e))
+        if missing or e["verdict"] not in _TRI or not isinstance(e["as_of"], date):
+            raise QuerySetError(path, None, f"question {i}: needs rule, as_of (a date), text, "
+                                f"facts and a verdict of {sorted(_TRI)} (missing: {missing})")
+        out.append(VerdictQuestion(f"{path.stem}-{i}", e["text"], e["as_of"], dict(e["facts"]),
+                                   {e["rule"]: _TRI[e["verdict"]]}))
+    return out
+
+
+def verdict_disagreements(queries: Iterable[Query | VerdictQuestion],
+                          library: Library) -> list[str]:
     """Each expected verdict the rule library, evaluated on the query's gold facts at its
     as-of date, does not give: one message per disagreement (empty when they all agree)."""
     out = []

@@ -1,6 +1,10 @@
 """Verdict accuracy on the labeled verdict questions, two ways, per rule and split.
 
     python -m structfirst.eval.verdict_accuracy [--splits train,dev,test] [--show-misses]
+    python -m structfirst.eval.verdict_accuracy --questions data/queries/verdict_dev.toml
+
+`--questions` reads a question set of the rules alone (TOML, `[[question]]` with `rule`,
+`as_of`, `text`, `verdict`, `facts`; `data/queries/verdict_dev.toml`) instead of the splits.
 
 gold facts: the rules the query is labeled with, evaluated on its gold facts (the build check
 of the library: should be 1.0).
@@ -17,26 +21,34 @@ from __future__ import annotations
 
 import argparse
 from collections import defaultdict
+from pathlib import Path
 
 from structfirst.engine.query_parser import parse_query
 from structfirst.engine.symbolic_plane import rule_verdicts
 from structfirst.eval.ablation import bundle_verdicts
 from structfirst.eval.build_query_set import QUERIES_DIR
-from structfirst.eval.query_set import SPLITS, Query, load_queries
+from structfirst.eval.query_set import (
+    SPLITS,
+    Query,
+    QuerySetError,
+    VerdictQuestion,
+    load_queries,
+    load_verdict_questions,
+)
 from structfirst.rules.evaluator import evaluate
 from structfirst.rules.library_loader import Library, default_library
 
 _TRI = {"true": True, "false": False, "undetermined": "undetermined"}
 
 
-def gold_verdicts(lib: Library, q: Query) -> dict[str, bool | str]:
+def gold_verdicts(lib: Library, q: Query | VerdictQuestion) -> dict[str, bool | str]:
     """The labeled rules evaluated on the gold facts."""
     rules = [r for rid in q.expected_verdicts for r in lib.versions(rid)]
     got = evaluate(rules, q.facts, q.as_of, library=lib)
     return {v.rule_id: _TRI[v.verdict.value] for v in got}
 
 
-def engine_verdicts(lib: Library, q: Query) -> tuple[dict[str, bool | str], dict]:
+def engine_verdicts(lib: Library, q: Query | VerdictQuestion) -> tuple[dict[str, bool | str], dict]:
     """The symbolic plane's verdicts from the question and the case date alone, and the parse."""
     parsed = parse_query(q.question, as_of=q.as_of)
     got = rule_verdicts(lib, parsed.seeds, parsed.predicate.name if parsed.predicate else None,
@@ -49,13 +61,20 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--splits", default=",".join(SPLITS))
     ap.add_argument("--show-misses", action="store_true", help="print each end-to-end miss")
+    ap.add_argument("--questions", type=Path, help="a TOML verdict question set instead")
     args = ap.parse_args(argv)
     lib = default_library()
     # (split, rule) -> [n, gold correct, end-to-end correct]
     table: dict[tuple[str, str], list[int]] = defaultdict(lambda: [0, 0, 0])
     per_question: dict[str, list[float]] = defaultdict(list)  # split -> end-to-end shares
-    for split in args.splits.split(","):
-        for q in load_queries(QUERIES_DIR / f"{split}.jsonl"):
+    try:
+        sets: dict[str, list[Query] | list[VerdictQuestion]] = (
+            {args.questions.stem: load_verdict_questions(args.questions)} if args.questions else
+            {s: load_queries(QUERIES_DIR / f"{s}.jsonl") for s in args.splits.split(",")})
+    except QuerySetError as exc:
+        raise SystemExit(str(exc)) from None
+    for split, questions in sets.items():
+        for q in questions:
             if not q.expected_verdicts:
                 continue
             gold = gold_verdicts(lib, q)

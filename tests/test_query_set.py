@@ -22,6 +22,7 @@ from structfirst.eval.query_set import (
     fill_version_intervals,
     load_queries,
     load_run,
+    load_verdict_questions,
     parse_query,
     verdict_disagreements,
 )
@@ -157,6 +158,14 @@ def test_every_expected_verdict_is_the_librarys_on_the_gold_facts() -> None:
     queries = load_queries(QUERY_FILES)
     assert sum(1 for q in queries if q.expected_verdicts) == 88
     assert verdict_disagreements(queries, default_library()) == []
+
+
+def test_every_verdict_question_of_the_rules_dev_set_is_the_librarys_on_its_facts() -> None:
+    """The same build check for `verdict_dev.toml`, the blind verdict questions of the rules
+    alone (`eval.verdict_accuracy --questions`)."""
+    questions = load_verdict_questions(QUERIES_DIR / "verdict_dev.toml")
+    assert len(questions) == 69
+    assert verdict_disagreements(questions, default_library()) == []
 
 
 def test_a_planted_disagreement_fails_the_check() -> None:
