@@ -40,10 +40,13 @@ _BOUND = re.compile(
     r"(?:less\s+than|more\s+than|fewer\s+than|greater\s+than|at\s+least|at\s+most|"
     r"(?<!\badd\s)(?<!\badds\s)(?<!\badding\s)(?<!\badded\s)up\s+to|"
     r"no\s+more\s+than|no\s+less\s+than|not\s+more\s+than|not\s+less\s+than|under|over|"
-    r"below|above|within|exceeding|exceeds?|maximum\s+of|minimum\s+of|about|approximately|"
-    r"around|roughly|nearly|almost|<|>|≤|≥)\s*",
+    r"below|above|within|exceeding|exceeds?|maximum\s+of|minimum\s+of|nearly|almost|"
+    r"<|>|≤|≥)\s*",
     re.I,
 )
+# a hedged number: an approximate fact in a statement ("they hold about $40,000 of claims"),
+# no fact in a question ("the threshold for a transfer of about $6,000?")
+_HEDGE = re.compile(r"\b(?:about|approximately|around|roughly)\s+", re.I)
 # a statement of when something happened, not a bound to test: "earned within 60 days before"
 _STATED_WITHIN = re.compile(
     r"\b(?:earned|incurred|made|obtained|taken|took|charged|paid|received|run\s+up)\s+within\s*$",
@@ -53,12 +56,20 @@ _STATED_WITHIN = re.compile(
 _RULE_LEAD = re.compile(r"\b(?:need|needs|require|requires|required|must\s+(?:have|be))\s+$", re.I)
 _BOUND_AFTER = re.compile(r"\s*(?:or\s+(?:more|less|fewer|greater|over|under|longer|so)|\+)", re.I)
 
+_WORD_NUM = NUM.replace(r"\d{1,3}(?:,\d{3})+|\d+|", "")  # {NUM} in words only
 AMOUNT_RE = re.compile(
     r"(?<![\w$])(?:\$|USD\s?)\s?(?P<num>\d{1,3}(?:,\d{3})+|\d+)(?P<dec>\.\d{1,2})?"
     r"(?:\s*(?P<mult>k|thousand|million|mm|m|billion|bn)\b)?"
-    r"|(?<![\w$.,])(?P<num2>\d{1,3}(?:,\d{3})+|\d+)(?P<dec2>\.\d{1,2})?\s+(?:dollars|USD)\b",
+    r"|(?<![\w$.,])(?P<num2>\d{1,3}(?:,\d{3})+|\d+)(?P<dec2>\.\d{1,2})?"
+    r"(?:\s+(?P<mult2>thousand|million|billion))?\s+(?:dollars|USD)\b"
+    # "twenty thousand dollars", "five hundred dollars", "a million dollars"
+    rf"|(?<![\w$-])(?P<words>{_WORD_NUM})(?:\s+(?P<mult3>thousand|million|billion))?\s+dollars\b",
     re.I,
 )
+# where an amount may start: the words before an amount reach it ("wages of thirteen ...")
+_AMOUNT_START = rf"(?=\$|USD|\d|(?:{_WORD_NUM})\s+(?:(?:thousand|million|billion)\s+)?dollars\b)"
+# words between the words before an amount and the amount: "the claim is exactly $13,650"
+_AMOUNT_FILLER = r"(?:(?:exactly|precisely|just|only|a\s+total\s+of|in\s+total)\s+)?"
 _MULT = {"k": 1_000, "thousand": 1_000, "m": 1_000_000, "mm": 1_000_000, "million": 1_000_000,
          "billion": 1_000_000_000, "bn": 1_000_000_000}
 
@@ -82,16 +93,19 @@ DURATION_RE = re.compile(
     r"|(?P<pre>pre-?petition|before\s+bankruptcy)"
     r"|(?P<bare>earlier|before)(?=\s*,|\s+(?:it|he|she|they|the\s+\w+)\s+(?:paid|repaid|made|"
     r"transferred|took|charged|ran|bought|gave)\b)"
-    r"|(?P<later>later),?\s+(?:it|he|she|they|the\s+\w+)\s+filed\b)"
-    rf"|\bwithin\s+the\s+(?:last|past|preceding)\s+(?P<n2>{NUM})\s+(?P<unit2>days?|weeks?|"
-    r"months?|years?)\b",
+    r"|(?P<later>later),?\s+(?:it|he|she|they|the\s+\w+)\s+filed\b"
+    r"|(?P<ago>ago)\b)"
+    # "within the last 60 days", "in the prior 60 days", "in the last month" (one month)
+    r"|\b(?:within|in|during|over)\s+the\s+(?:last|past|preceding|prior|previous|final)\s+"
+    rf"(?:(?P<n2>{NUM})\s+(?P<unit2>days?|weeks?|months?|years?)|(?P<unit1>day|week|month|year))\b",
     re.I,
 )
 _UNIT_DAYS = {"day": 1, "week": 7, "month": 30, "year": 365}
 _SENTENCE_BREAK = re.compile(r"[?!;]|\.(?=\s+[A-Z])|\n")
 # "Was the debtor insolvent?": a yes/no question about the fact asserts nothing
 _YESNO_LEAD = re.compile(
-    r"^\s*(?:is|was|were|are|am)\b(?:(?!\b(?:when|while|after|before|because|if|since|"
+    r"^\s*(?:is|was|were|are|am|(?:does|do|did|would|will|could)\s+(?:it|he|she|they|this|that|"
+    r"the\s+\w+)\s+(?:count|qualify|rank)\s+as)\b(?:(?!\b(?:when|while|after|before|because|if|since|"
     r"that|which|who|whom|where|whose)\b)[^,;:]){0,80}$",
     re.I,
 )
@@ -179,7 +193,7 @@ class FactReader:
     def _compile(self) -> dict[str, Any]:
         if self._compiled is not None:
             return self._compiled
-        choices, after, before, counts, keywords = [], [], [], [], []
+        choices, after, before, counts, keywords, date_keywords = [], [], [], [], [], []
         default_duration, date_roles, derived = None, {}, []
         for spec in self.vocabulary.values():
             if spec.of is not None:  # an attribute of listed entities, not a fact of the case
@@ -199,8 +213,8 @@ class FactReader:
                                        st.get("context") == "bankruptcy"))
             elif spec.type is FactType.AMOUNT:
                 after += [(spec, expand_pattern(p)) for p in st.get("after", ())]
-                before += [(spec, re.compile("(?:" + expand_pattern(p) + r")\s*(?=\$|USD|\d)",
-                                             re.I)) for p in st.get("before", ())]
+                before += [(spec, re.compile("(?:" + expand_pattern(p) + r")\s*" + _AMOUNT_FILLER
+                                             + _AMOUNT_START, re.I)) for p in st.get("before", ())]
             elif spec.type is FactType.COUNT and st.get("patterns"):
                 rx = _wrx("|".join(expand_pattern(p).replace("(?P<n>", f"(?P<n{i}>")
                                    for i, p in enumerate(st.get("patterns", ()))))
@@ -210,14 +224,18 @@ class FactReader:
                     default_duration = spec
                 for p in st.get("keywords", ()):
                     keywords.append((spec, re.compile(expand_pattern(p), re.I)))
-            elif spec.type is FactType.DATE and st.get("role"):
-                date_roles[st["role"]] = spec
+            elif spec.type is FactType.DATE:
+                if st.get("role"):
+                    date_roles[st["role"]] = spec
+                for p in st.get("keywords", ()):
+                    date_keywords.append((spec, re.compile(expand_pattern(p), re.I)))
         amount_hints = {spec.name: tuple(h.lower() for h in spec.stated.get("hints", ()))
                         for spec, _ in after + before}
         self._compiled = {"choices": choices, "after": after, "after_rx": {},
                           "amount_hints": amount_hints, "before": before,
                           "counts": counts, "keywords": keywords, "default": default_duration,
-                          "dates": date_roles, "derived": derived}
+                          "dates": date_roles, "date_keywords": date_keywords,
+                          "derived": derived}
         return self._compiled
 
     def transform(self, q: str, dates: list[DateMention], excluded: list[Span],
@@ -226,9 +244,18 @@ class FactReader:
         c = self._compile()
         sentences = _Sentences(q)
         bounds = {m.end() for m in _BOUND.finditer(q)}  # where a bounded number would start
+        hedges = {m.end() for m in _HEDGE.finditer(q)}  # where a hedged number would start
 
         def bounded(span: Span) -> bool:
             return span[0] in bounds or bool(_BOUND_AFTER.match(q, span[1]))
+
+        def hedged(span: Span) -> bool | None:
+            """False: not hedged; True: an approximate fact (a statement); None: no fact
+            (a hedged number in a question)."""
+            if span[0] not in hedges:
+                return False
+            end = sentences.bounds(span[0])[1]
+            return None if q[end - 1:end] == "?" else True
 
         low = q.lower()
         found: list[QueryFact] = []
@@ -239,7 +266,8 @@ class FactReader:
             found.append(QueryFact(spec.name, value, spec.type.value, span, q[span[0]:span[1]],
                                    spec.unit, **kw))
 
-        amounts = [m for m in AMOUNT_RE.finditer(q) if not bounded(m.span())]
+        amounts = [m for m in AMOUNT_RE.finditer(q)
+                   if not bounded(m.span()) and hedged(m.span()) is not None]
         off = frozenset(name for name, hints in c["amount_hints"].items()
                         if hints and not any(h in low for h in hints))  # not this question's
         after_rx, after_specs = self._after(c, off)
@@ -257,19 +285,22 @@ class FactReader:
             if spec is None:
                 spec = before.get(span[0])
             if spec is not None:
-                add(spec, _amount_value(m), span)
+                add(spec, _amount_value(m), span, approximate=bool(hedged(span)))
 
         for m in DURATION_RE.finditer(q):
             span = m.span()
             stated = bool(_STATED_WITHIN.search(q, max(0, span[0] - 40), span[0]))
-            if m["n2"] is None and bounded(span) and not stated:
+            if m["n"] is not None and bounded(span) and not stated:
                 continue
-            n, unit = (m["n"], m["unit"]) if m["n2"] is None else (m["n2"], m["unit2"])
+            if m["n"] is not None and hedged(span) is None:
+                continue
+            n, unit = ((m["n"], m["unit"]) if m["n"] is not None else
+                       (m["n2"], m["unit2"]) if m["n2"] is not None else ("one", m["unit1"]))
             unit = unit.lower().rstrip("s")
-            spec = self._duration_fact(q, span, sentences, c)
+            spec = self._nearest(q, span, sentences, c["keywords"]) or c["default"]
             if spec is not None:
                 add(spec, number_value(n) * _UNIT_DAYS[unit], span,
-                    approximate=unit in ("month", "year"))
+                    approximate=unit in ("month", "year") or bool(hedged(span)))
 
         for spec, rx, hints in c["counts"]:
             if hints and not any(h in low for h in hints):
@@ -277,9 +308,10 @@ class FactReader:
             for m in rx.finditer(q):
                 grp = next(g for g in rx.groupindex if g.startswith("n") and m[g])
                 if (bounded(m.span(grp)) or _BOUND_AFTER.match(q, m.end())
+                        or hedged(m.span(grp)) is None
                         or _RULE_LEAD.search(q, max(0, m.start() - 30), m.start())):
                     continue
-                add(spec, number_value(m[grp]), m.span())
+                add(spec, number_value(m[grp]), m.span(), approximate=bool(hedged(m.span(grp))))
 
         for ch in c["choices"]:
             if (ch.bankruptcy_only and not bankruptcy) or (
@@ -293,6 +325,8 @@ class FactReader:
 
         for d in dates:
             spec = c["dates"].get(d.role)
+            if d.exact and d.role in ("transfer", "generic"):  # what the date is of, by the
+                spec = self._nearest(q, d.span, sentences, c["date_keywords"]) or spec  # words
             if d.exact and spec is not None:
                 add(spec, d.value, d.span)
 
@@ -313,22 +347,22 @@ class FactReader:
         return got
 
     @staticmethod
-    def _duration_fact(q: str, span: Span, sentences: _Sentences,
-                       c: dict[str, Any]) -> FactSpec | None:
-        """The duration fact whose keywords occur nearest before the span in its sentence,
-        else nearest after it, else the default duration fact."""
+    def _nearest(q: str, span: Span, sentences: _Sentences,
+                 keywords: list[tuple[FactSpec, re.Pattern[str]]]) -> FactSpec | None:
+        """The fact whose keywords occur nearest before the span in its sentence, else
+        nearest after it, else None."""
         s0, s1 = sentences.bounds(span[0])
         best: tuple[int, FactSpec] | None = None
-        for spec, rx in c["keywords"]:
+        for spec, rx in keywords:
             for km in rx.finditer(q, max(s0, span[0] - 200), span[0]):
                 if best is None or km.start() > best[0]:
                     best = (km.start(), spec)
         if best is None:
-            for spec, rx in c["keywords"]:
+            for spec, rx in keywords:
                 km = rx.search(q, span[1], min(s1, span[1] + 200))
                 if km and (best is None or km.start() < best[0]):
                     best = (km.start(), spec)
-        return best[1] if best is not None else c["default"]
+        return best[1] if best is not None else None
 
 
 def _one_value_each(found: list[QueryFact]) -> tuple[list[QueryFact], list[str]]:
@@ -378,7 +412,12 @@ def _asked_not_asserted(q: str, span: Span, sentences: _Sentences, *,
 
 
 def _amount_value(m: re.Match[str]) -> int | float:
-    num, dec, mult = (m["num"], m["dec"], m["mult"]) if m["num"] else (m["num2"], m["dec2"], None)
+    if m["num"]:
+        num, dec, mult = m["num"], m["dec"], m["mult"]
+    elif m["num2"]:
+        num, dec, mult = m["num2"], m["dec2"], m["mult2"]
+    else:
+        num, dec, mult = str(number_value(m["words"])), None, m["mult3"]
     value = float(num.replace(",", "") + (dec or ""))
     if mult:
         value *= _MULT[mult.lower()]

@@ -37,13 +37,16 @@ AMOUNTS = [0, 450, 600, 700, 900, 1000, 1100, 1300, 4000, 5000, 5900, 6000, 7000
 def fact_sets(vocabulary: Vocabulary, n: int, seed: int) -> list[dict[str, Any]]:
     rng = random.Random(seed)
     first, span = date(1995, 1, 1), (date(2028, 3, 31) - date(1995, 1, 1)).days
+    # the dates of a days_between derivation are left out: random ones would contradict the
+    # random duration (the filing date is set first)
+    between = {d for spec in vocabulary.values() for d in spec.days_between or ()}
     out = []
     for _ in range(n):
         facts: dict[str, Any] = {"filing_date": first + timedelta(days=rng.randrange(span))}
         filing = facts["filing_date"]
         for spec in vocabulary.values():
             name = spec.name
-            if (name in ("filing_date", "transfer_date") or spec.of is not None
+            if (name in between or name == "filing_date" or spec.of is not None
                     or rng.random() < 0.5):
                 continue
             if spec.type is FactType.DATE:  # around the filing date: before it, some after
