@@ -7,6 +7,7 @@ import re
 from collections.abc import Iterable
 from typing import NamedTuple
 
+from structfirst.rules.fact_schema import FactType
 from structfirst.rules.library_loader import Library, Rule
 
 _SUFFIXES = ("ability", "ibility", "able", "ible", "ness", "ing", "ion", "ed", "es", "s")
@@ -67,14 +68,22 @@ def rule_facts(library: Library) -> RuleFacts:
     return got
 
 
+def _phrase(text: str) -> str:
+    """The stemmed words and numbers of `text`, space-separated with a space at each end, so
+    that a keyword phrase is found as a substring ("small-transfer" has "small transfer")."""
+    return " " + " ".join(_stem(w) for w in re.findall(r"[A-Za-z]+|\d+", text)) + " "
+
+
 def select_rules(library: Library, seed_citations: Iterable[str] = (),
                  predicates: Iterable[str] | str | None = (),
-                 facts: Iterable[str] = ()) -> list[Rule]:
+                 facts: Iterable[str] = (), question: str = "") -> list[Rule]:
     """The rules a query implicates: those citing a seed or something under it (prefix-aware:
     `/us/usc/t11/s547` implicates rules citing `/us/usc/t11/s547/...`, and a seed below a
     rule's citation implicates that rule too), those whose head, id or keywords match a
-    predicate word, and those its stated `facts` point to (`_chosen_by_facts`). Every
-    version of each rule is returned (evaluate picks the one in force)."""
+    predicate word, those one of whose keyword phrases the `question` uses when it states a
+    fact the rule turns on (`_named_with_a_fact`), and those its stated `facts` point to
+    (`_chosen_by_facts`). Every version of each rule is returned (evaluate picks the one in
+    force)."""
     seeds = [s.strip().rstrip("/") for s in seed_citations if s and s.strip()]
     if isinstance(predicates, str):
         predicates = [predicates]
@@ -82,7 +91,10 @@ def select_rules(library: Library, seed_citations: Iterable[str] = (),
     for p in predicates or ():
         words |= _words(p)
     words -= {_stem(w) for w in _STOP}
-    by_facts = _chosen_by_facts(rule_facts(library), set(facts))
+    facts = set(facts)
+    index = rule_facts(library)
+    by_facts = _chosen_by_facts(index, facts)
+    said = _phrase(question) if question else ""
     chosen: list[tuple[int, str]] = []
     for rule_id, versions in library.by_id.items():
         cites = {c for r in versions for c in r.all_citations()}
@@ -91,13 +103,23 @@ def select_rules(library: Library, seed_citations: Iterable[str] = (),
         vocab: set[str] = set()
         for r in versions:
             vocab |= _words(r.head) | {_stem(k) for kw in r.decl.keywords for k in kw.split()}
-        by_word = bool(words & vocab)
+        by_word = bool(words & vocab) or _named_with_a_fact(versions, said, {
+            f for f in facts & index.facts[rule_id]
+            if f in library.vocabulary and library.vocabulary[f].type is not FactType.DATE})
         if by_seed or by_word or rule_id in by_facts:
             chosen.append((2 - (by_seed and by_word) - (rule_id in by_facts), rule_id))
     out: list[Rule] = []
     for _, rule_id in sorted(chosen):
         out += library.versions(rule_id)
     return out
+
+
+def _named_with_a_fact(versions: list[Rule], said: str, used: set[str]) -> bool:
+    """The question says one of the rule's keyword phrases ("involuntary", "small transfer",
+    "chapter 13") and states a fact, other than a date, that the rule turns on."""
+    if not said or not used:
+        return False
+    return any(_phrase(kw) in said for r in versions for kw in r.decl.keywords)
 
 
 def _chosen_by_facts(index: RuleFacts, stated: set[str]) -> set[str]:
