@@ -194,6 +194,7 @@ class FactReader:
         if self._compiled is not None:
             return self._compiled
         choices, after, before, counts, keywords, date_keywords = [], [], [], [], [], []
+        less: list[tuple[FactSpec, re.Pattern[str]]] = []
         default_duration, date_roles, derived = None, {}, []
         for spec in self.vocabulary.values():
             if spec.of is not None:  # an attribute of listed entities, not a fact of the case
@@ -213,6 +214,7 @@ class FactReader:
                                        st.get("context") == "bankruptcy"))
             elif spec.type is FactType.AMOUNT:
                 after += [(spec, expand_pattern(p)) for p in st.get("after", ())]
+                less += [(spec, re.compile(expand_pattern(p), re.I)) for p in st.get("less", ())]
                 before += [(spec, re.compile("(?:" + expand_pattern(p) + r")\s*" + _AMOUNT_FILLER
                                              + _AMOUNT_START, re.I)) for p in st.get("before", ())]
             elif spec.type is FactType.COUNT and st.get("patterns"):
@@ -231,7 +233,7 @@ class FactReader:
                     date_keywords.append((spec, re.compile(expand_pattern(p), re.I)))
         amount_hints = {spec.name: tuple(h.lower() for h in spec.stated.get("hints", ()))
                         for spec, _ in after + before}
-        self._compiled = {"choices": choices, "after": after, "after_rx": {},
+        self._compiled = {"choices": choices, "after": after, "after_rx": {}, "less": less,
                           "amount_hints": amount_hints, "before": before,
                           "counts": counts, "keywords": keywords, "default": default_duration,
                           "dates": date_roles, "date_keywords": date_keywords,
@@ -278,8 +280,14 @@ class FactReader:
                     continue
                 for bm in rx.finditer(q):
                     before[bm.end()] = spec
+        deducted: dict[str, list[re.Match[str]]] = {}  # amounts the words after take off
         for m in amounts:
             span = m.span()
+            lm = next((spec for spec, rx in c["less"]
+                       if spec.name not in off and rx.match(q, span[1])), None)
+            if lm is not None:
+                deducted.setdefault(lm.name, []).append(m)
+                continue
             am = after_rx.match(q, span[1])
             spec = after_specs[int(am.lastgroup[1:])] if am and am.lastgroup else None
             if spec is None:
@@ -331,6 +339,7 @@ class FactReader:
                 add(spec, d.value, d.span)
 
         kept, warnings = _one_value_each(found)
+        kept = [_less(q, f, deducted[f.name]) if f.name in deducted else f for f in kept]
         kept += _derived(q, kept, c["derived"])
         kept.sort(key=lambda f: (f.span, f.name))
         return kept, warnings
@@ -366,19 +375,37 @@ class FactReader:
 
 
 def _one_value_each(found: list[QueryFact]) -> tuple[list[QueryFact], list[str]]:
-    """Repeats of the same value keep the first; conflicting values drop them all."""
+    """Repeats of the same value keep the first; conflicting values drop them all, unless the
+    words of all but one value repeat within a mention of that one ("the mayor's son ... is
+    the son an insider?": the son is the mayor's son)."""
     kept: list[QueryFact] = []
     warnings: list[str] = []
     by_name: dict[str, list[QueryFact]] = {}
     for f in sorted(found, key=lambda f: f.span):
         by_name.setdefault(f.name, []).append(f)
     for name, group in by_name.items():
+        fuller = [f for f in group if all(
+            g.value == f.value or re.search(rf"\b{re.escape(g.text)}\b", f.text, re.I)
+            for g in group)]
+        if fuller:
+            group = fuller
         if len({f.value for f in group}) > 1:
             shown = ", ".join(f"{f.text!r}={f.value}" for f in group)
             warnings.append(f"conflicting values for {name} ({shown}): none taken")
             continue
         kept.append(group[0])
     return kept, warnings
+
+
+def _less(q: str, fact: QueryFact, minus: list[re.Match[str]]) -> QueryFact:
+    """An amount less the amounts the question says do not count toward it ("$30,000 in
+    total, but $15,000 of that is covered by a lien")."""
+    value = fact.value
+    assert isinstance(value, (int, float))
+    value = round(value - sum(_amount_value(m) for m in minus), 2)
+    lo, hi = min(fact.span[0], minus[0].start()), max(fact.span[1], minus[-1].end())
+    return QueryFact(fact.name, int(value) if value == int(value) else value, fact.type, (lo, hi),
+                     q[lo:hi], fact.unit, fact.approximate, derived=True)
 
 
 def _derived(q: str, kept: list[QueryFact], specs: list[FactSpec]) -> list[QueryFact]:

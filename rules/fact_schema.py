@@ -206,7 +206,7 @@ _KEYS = {"type", "unit", "meaning", "source", "values", "derived", "assume", "st
          "entity"}
 _ENTITY_KEYS = {"meaning", "source", "closed"}
 _STATED_KEYS = {"hints", "values", "after", "before", "keywords", "default", "patterns", "role",
-                "context"}
+                "context", "less"}
 
 
 def _header_lines(text: str) -> dict[str, int]:
@@ -339,7 +339,7 @@ def _pair(x: Any) -> bool:
 
 
 def _patterns(stated: Mapping[str, Any]) -> Iterable[tuple[str, str]]:
-    for key in ("after", "before", "keywords", "patterns"):
+    for key in ("after", "before", "less", "keywords", "patterns"):
         for p in stated.get(key, ()) or ():
             yield key, p
     for value, pats in (stated.get("values") or {}).items():
