@@ -453,7 +453,8 @@ def test_not_a_string():
     [
         (
             "The debtor paid $700 to her brother 200 days before the petition.",
-            {"transfer_amount": 700, "relationship": "relative", "days_before_filing": 200},
+            {"transfer_amount": 700, "relationship": "relative", "days_before_filing": 200,
+             "debtor_kind": "individual"},  # "her brother": the debtor is a person
         ),
         (
             "A debtor was insolvent and paid a $5,000 invoice in the ordinary course of business "
