@@ -295,6 +295,7 @@ class FactReader:
             if spec is not None:
                 add(spec, _amount_value(m), span, approximate=bool(hedged(span)))
 
+        duration_words = _Keywords(q, c["keywords"])
         for m in DURATION_RE.finditer(q):
             span = m.span()
             stated = bool(_STATED_WITHIN.search(q, max(0, span[0] - 40), span[0]))
@@ -305,7 +306,7 @@ class FactReader:
             n, unit = ((m["n"], m["unit"]) if m["n"] is not None else
                        (m["n2"], m["unit2"]) if m["n2"] is not None else ("one", m["unit1"]))
             unit = unit.lower().rstrip("s")
-            spec = self._nearest(q, span, sentences, c["keywords"]) or c["default"]
+            spec = duration_words.nearest(span, sentences) or c["default"]
             if spec is not None:
                 add(spec, number_value(n) * _UNIT_DAYS[unit], span,
                     approximate=unit in ("month", "year") or bool(hedged(span)))
@@ -331,10 +332,11 @@ class FactReader:
                     continue
                 add(ch.spec, ch.values[int(m.lastgroup[1:])], m.span())
 
+        date_words = _Keywords(q, c["date_keywords"])
         for d in dates:
             spec = c["dates"].get(d.role)
             if d.exact and d.role in ("transfer", "generic"):  # what the date is of, by the
-                spec = self._nearest(q, d.span, sentences, c["date_keywords"]) or spec  # words
+                spec = date_words.nearest(d.span, sentences) or spec  # by the words
             if d.exact and spec is not None:
                 add(spec, d.value, d.span)
 
@@ -355,23 +357,31 @@ class FactReader:
             got = c["after_rx"][off] = (rx, [spec for spec, _ in after])
         return got
 
-    @staticmethod
-    def _nearest(q: str, span: Span, sentences: _Sentences,
-                 keywords: list[tuple[FactSpec, re.Pattern[str]]]) -> FactSpec | None:
-        """The fact whose keywords occur nearest before the span in its sentence, else
-        nearest after it, else None."""
+
+class _Keywords:
+    """Where each fact's keywords occur in the question, found once (one pass per pattern),
+    so that the nearest one to a span is found by bisection."""
+
+    def __init__(self, q: str, keywords: list[tuple[FactSpec, re.Pattern[str]]]) -> None:
+        found = sorted((m.start(), m.end(), i) for i, (_, rx) in enumerate(keywords)
+                       for m in rx.finditer(q))
+        self.starts = [f[0] for f in found]
+        self.found = found
+        self.specs = [spec for spec, _ in keywords]
+
+    def nearest(self, span: Span, sentences: _Sentences) -> FactSpec | None:
+        """The fact whose keywords occur nearest before the span in its sentence (within 200
+        characters), else nearest after it, else None."""
         s0, s1 = sentences.bounds(span[0])
-        best: tuple[int, FactSpec] | None = None
-        for spec, rx in keywords:
-            for km in rx.finditer(q, max(s0, span[0] - 200), span[0]):
-                if best is None or km.start() > best[0]:
-                    best = (km.start(), spec)
-        if best is None:
-            for spec, rx in keywords:
-                km = rx.search(q, span[1], min(s1, span[1] + 200))
-                if km and (best is None or km.start() < best[0]):
-                    best = (km.start(), spec)
-        return best[1] if best is not None else None
+        lo, hi = max(s0, span[0] - 200), min(s1, span[1] + 200)
+        i = bisect.bisect_left(self.starts, span[0])
+        for start, end, k in reversed(self.found[max(0, i - 8):i]):  # a few: overlaps
+            if start >= lo and end <= span[0]:
+                return self.specs[k]
+        j = bisect.bisect_left(self.starts, span[1])
+        if j < len(self.found) and self.found[j][1] <= hi:
+            return self.specs[self.found[j][2]]
+        return None
 
 
 def _one_value_each(found: list[QueryFact]) -> tuple[list[QueryFact], list[str]]:

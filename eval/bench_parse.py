@@ -43,6 +43,13 @@ PATTERNS: dict[str, str] = {
     "whitespace": " ",
     "luxury": "luxury goods worth ",
     "unsecured": "unsecured debts of ",
+    "spelled_amounts": "twenty thousand dollars ",
+    "hedged": "about $1 ",
+    "liens": "$1 of that is covered by a lien ",
+    "ago": "5 days ago ",
+    "last_month": "in the last month ",
+    "keyword_dates": "wages earned June 1, 2019 ",
+    "relatives": "the mayor's son ",
 }
 
 
