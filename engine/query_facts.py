@@ -67,7 +67,8 @@ AMOUNT_RE = re.compile(
     re.I,
 )
 # where an amount may start: the words before an amount reach it ("wages of thirteen ...")
-_AMOUNT_START = rf"(?=\$|USD|\d|(?:{_WORD_NUM})\s+(?:(?:thousand|million|billion)\s+)?dollars\b)"
+_AMOUNT_START = (r"(?=\$|USD|(?<![\w$.,])\d|(?<![\w$-])(?:" + _WORD_NUM
+                 + r")\s+(?:(?:thousand|million|billion)\s+)?dollars\b)")
 # words between the words before an amount and the amount: "the claim is exactly $13,650"
 _AMOUNT_FILLER = r"(?:(?:exactly|precisely|just|only|a\s+total\s+of|in\s+total)\s+)?"
 _MULT = {"k": 1_000, "thousand": 1_000, "m": 1_000_000, "mm": 1_000_000, "million": 1_000_000,

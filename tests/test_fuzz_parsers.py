@@ -30,6 +30,8 @@ LEGAL_WORDS = [
     "§547(c)(9)", "11 U.S.C. § 101", "$6,825", "$1,", "90 days before filing", "insider",
     "Regulation M", "12 CFR 1013.2", "June 2019", "2019-06-01", "(", ")", '"', "'", ";", "--",
     "chapter 7", "three creditors", "was the debtor insolvent?", "Iowa", "§§", "\n", "\u2028",
+    "twenty thousand dollars", "about", "of that is covered by a lien", "40 days ago",
+    "in the last month", "wages earned", "the mayor's son", "luxury", "cash advances",
 ]  # fmt: skip
 RULES_TEXT = (LIBRARY_ROOT / "us" / "usc" / "t11" / "s547.rules").read_text(encoding="utf-8")
 

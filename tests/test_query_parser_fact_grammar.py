@@ -1,0 +1,152 @@
+"""The shared grammar of question facts (engine/query_facts.py) and the declared phrasings it
+reads: spelled and hedged amounts, amounts taken off a fact, durations ("ago", "in the last
+month"), dates tied to a fact by the words around them, yes/no questions in a later sentence,
+a repeated word that refers to a fuller mention, and rule choice by keyword phrases."""
+
+from __future__ import annotations
+
+from datetime import date
+
+import pytest
+from structfirst.engine.query_parser import ParsedQuery, parse_query
+from structfirst.rules.library_loader import Library, default_library
+from structfirst.rules.selection import select_rules
+
+TODAY = date(2026, 11, 22)
+
+
+def parse(question: str) -> ParsedQuery:
+    p = parse_query(question, today=TODAY)
+    for f in p.facts:  # every fact keeps its span
+        assert p.question[f.span[0]:f.span[1]] == f.text, f
+    return p
+
+
+@pytest.fixture(scope="module")
+def lib() -> Library:
+    return default_library()
+
+
+@pytest.mark.parametrize(
+    ("question", "name", "value"),
+    [
+        ("Four suppliers owed fifteen thousand dollars in total filed an involuntary petition.",
+         "unsecured_claims_total", 15000),
+        ("The employee has unpaid wages of nine hundred and fifty dollars.",
+         "wage_claim_amount", 950),
+        ("He repaid a 12 thousand dollars loan to the bank.", "transfer_amount", 12000),
+        ("The petitioners' claim is exactly $14,000 and two creditors filed an involuntary "
+         "petition.", "unsecured_claims_total", 14000),
+        ("The debtor has unsecured liquidated debts of $410k.",
+         "noncontingent_unsecured_debts", 410000),
+    ],
+)
+def test_amounts_in_words_and_after_filler_words(question: str, name: str, value: int) -> None:
+    assert parse(question).fact_values()[name] == value
+
+
+def test_a_hedged_number_is_an_approximate_fact_in_a_statement_only() -> None:
+    p = parse("The debtor paid roughly $4,000 to a vendor around 40 days before filing.")
+    amount, days = p.fact("transfer_amount"), p.fact("days_before_filing")
+    assert amount is not None and amount.value == 4000 and amount.approximate
+    assert days is not None and days.value == 40 and days.approximate
+    assert parse("Is a payment of approximately $4,000 avoidable?").facts == ()
+
+
+def test_an_amount_the_question_takes_off() -> None:
+    p = parse("Three creditors filed an involuntary petition. Their claims total $40,000, but "
+              "$30,000 of that is secured by a lien on the inventory.")
+    f = p.fact("unsecured_claims_total")
+    assert f is not None and f.value == 10000 and f.derived
+    assert f.text.startswith("$40,000") and f.text.endswith("$30,000")
+
+
+@pytest.mark.parametrize(
+    ("question", "name", "value"),
+    [
+        ("Filing next week, she took $900 in cash advances 25 days ago.",
+         "days_cash_advance_before_relief", 25),
+        ("All of his commissions were earned in the last month before the bankruptcy.",
+         "days_wages_earned_before_filing", 30),
+        ("The wages were earned during the prior 45 days.", "days_wages_earned_before_filing", 45),
+    ],
+)
+def test_durations_ago_and_in_the_last_period(question: str, name: str, value: int) -> None:
+    assert parse(question).fact_values()[name] == value
+
+
+@pytest.mark.parametrize(
+    ("question", "date_fact", "name", "days"),
+    [
+        ("On March 2, 2020 she bought a diamond ring for $3,000; she filed on April 15, 2020.",
+         "luxury_debt_date", "days_luxury_before_relief", 44),
+        ("He took a $800 cash advance on June 1, 2021 and filed his petition on July 1, 2021.",
+         "cash_advance_date", "days_cash_advance_before_relief", 30),
+        ("Commissions earned on January 10, 2022 are unpaid; the employer filed March 11, 2022.",
+         "wages_earned_date", "days_wages_earned_before_filing", 60),
+    ],
+)
+def test_a_date_goes_to_the_fact_its_words_name(question: str, date_fact: str, name: str,
+                                                days: int) -> None:
+    facts = parse(question).fact_values()
+    assert date_fact in facts and "transfer_date" not in facts
+    assert facts[name] == days
+
+
+def test_a_plain_payment_date_is_still_a_transfer_date() -> None:
+    facts = parse("The debtor paid the supplier $9,000 on May 1, 2018 and filed on June 15, "
+                  "2018.").fact_values()
+    assert facts["transfer_date"] == date(2018, 5, 1) and facts["days_before_filing"] == 45
+
+
+@pytest.mark.parametrize(
+    ("question", "expected"),
+    [
+        ("In the company's chapter 11 case, the lender is the brother of its president.",
+         "relative_of_insider"),
+        ("The debtor corporation repaid the CFO's daughter.", "relative_of_insider"),
+        ("In the chapter 9 case the creditor is the mayor's nephew. Is the nephew an insider?",
+         "relative_of_elected_official"),
+    ],
+)
+def test_relationships(question: str, expected: str) -> None:
+    facts = parse(question).fact_values()
+    assert facts["relationship"] == expected
+    assert "creditor_is_insider" not in facts  # asked about, in a later sentence
+
+
+def test_a_former_partner_is_no_general_partner() -> None:
+    assert "relationship" not in parse(
+        "A former business partner's company owes the debtor money in bankruptcy.").fact_values()
+
+
+@pytest.mark.parametrize(
+    ("question", "name", "value"),
+    [
+        ("The payment was neither made in the ordinary course nor on ordinary business terms.",
+         "ordinary_business_terms", False),
+        ("Nothing about the note or its payment was in the ordinary course.",
+         "ordinary_course_payment", False),
+        ("The trade creditor would get 5 cents on the dollar in a chapter 7.",
+         "creditor_receives_more", True),
+        ("No other 547(c) exception applies.", "other_preference_exception", False),
+        ("Two unsecured creditors joined in an involuntary petition.", "petitioning_creditors", 2),
+        ("Three of us want to file an involuntary case against the company.",
+         "petitioning_creditors", 3),
+        ("The debtor has exactly 15 claim holders besides insiders; one creditor filed an "
+         "involuntary petition.", "creditor_count", 15),
+    ],
+)
+def test_declared_phrasings(question: str, name: str, value: object) -> None:
+    assert parse(question).fact_values()[name] == value
+
+
+def test_a_keyword_phrase_with_a_fact_chooses_the_rule(lib: Library) -> None:
+    q = "Four creditors are ready to sign an involuntary petition. Are we enough?"
+    facts = parse(q).fact_values()
+    assert facts == {"petitioning_creditors": 4}
+    chosen = {r.id for r in select_rules(lib, (), [], facts, q)}
+    assert "s303.b" in chosen
+    # the phrase alone, or the fact alone, chooses nothing
+    assert not select_rules(lib, (), [], {}, q)
+    assert "s303.b" not in {r.id for r in select_rules(lib, (), [], facts, "Are we enough?")}
