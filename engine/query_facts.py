@@ -3,25 +3,33 @@
 `FactReader(vocabulary).transform(question, dates, excluded, bankruptcy)` returns the facts a
 question states and the warnings. What each fact is and how a question states it comes from
 the declarations (`stated` in the library's `facts.toml`); this module holds only the
-grammar every fact shares: numbers, dollar amounts, durations before the filing or the order
-for relief, bounds ("less than", "within 90 days"), and yes/no questions that ask about a fact
-rather than state it.
+grammar every fact shares: numbers, dollar amounts ("$12k", "twenty thousand dollars"),
+durations before the filing or the order for relief, bounds ("less than", "within 90 days"),
+hedges ("about $40,000": an approximate fact in a statement, no fact in a question), and yes/no
+questions that ask about a fact rather than state it ("Is he an insider?", "Does it count as
+an insider?", in any sentence).
 
 - bool and enumeration facts: the declared patterns of each value, tried in order; a yes/no
   question about the phrase ("Was the debtor insolvent?") asserts nothing.
-- amounts: the declared words right after the amount, else right before it; an amount with a
-  bound ("less than $7,575") is no fact.
+- amounts: the declared words right after the amount, else right before it (filler words
+  such as "exactly" between); an amount with a bound ("less than $7,575") is no fact; an
+  amount the declared `less` words follow ("$15,000 of that is covered by a lien") is taken
+  off the fact's amount.
 - durations: "N days/weeks/months/years before the petition / the order for relief / filing",
-  "N days earlier", "within the last N days", "N months later ... filed"; the duration fact
-  whose keywords occur nearest in the sentence takes it, else the default one. Weeks x 7,
-  months x 30, years x 365 (`approximate=True`).
+  "N days earlier", "N days ago", "within/in the last/prior N days", "in the last month",
+  "N months later ... filed"; the duration fact whose keywords occur nearest in the sentence
+  takes it, else the default one. Weeks x 7, months x 30, years x 365 (`approximate=True`).
 - counts: the declared patterns, with a group `n`.
-- dates: the date mentions whose role a date fact declares.
+- dates: a day whose words say what it is the date of (the date fact whose declared keywords
+  occur nearest in its sentence: "jewelry bought on May 1, 2020"), else the date fact its
+  role declares (filing, transfer).
 - derived: `days_between` declarations, from two dates the question gives.
 
-Two different values for one fact drop both (a warning says so). Every step is linear in the
-question's length: look-behind windows are bounded, the words before amounts are found in one
-pass per pattern, and sentence bounds are found by bisection.
+Two different values for one fact drop both (a warning says so), unless the words of the
+others repeat within a mention of one of them ("the mayor's son ... is the son an insider?").
+Every step is linear in the question's length: look-behind windows are bounded, the words
+before amounts and the keywords of durations and dates are found in one pass per pattern,
+and sentence bounds and nearest keywords are found by bisection.
 """
 
 from __future__ import annotations

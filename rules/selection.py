@@ -1,5 +1,6 @@
 """Choosing the rules a query implicates: from the provisions it cites, the predicate words it
-uses and the facts it states."""
+uses, the rule keyword phrases it says together with a fact the rule turns on, and the facts
+it states."""
 
 from __future__ import annotations
 
