@@ -86,16 +86,17 @@ def select_rules(library: Library, seed_citations: Iterable[str] = (),
     (`_chosen_by_facts`). Every version of each rule is returned (evaluate picks the one in
     force)."""
     seeds = [s.strip().rstrip("/") for s in seed_citations if s and s.strip()]
-    if isinstance(predicates, str):
-        predicates = [predicates]
+    predicates = [predicates] if isinstance(predicates, str) else list(predicates or ())
     words: set[str] = set()
-    for p in predicates or ():
+    for p in predicates:
         words |= _words(p)
     words -= {_stem(w) for w in _STOP}
     facts = set(facts)
     index = rule_facts(library)
     by_facts = _chosen_by_facts(index, facts)
     said = _phrase(question) if question else ""
+    # a question asking what a term means is not answered by a verdict on context facts alone
+    context_ok = "definition" not in predicates
     chosen: list[tuple[int, str]] = []
     for rule_id, versions in library.by_id.items():
         cites = {c for r in versions for c in r.all_citations()}
@@ -104,9 +105,10 @@ def select_rules(library: Library, seed_citations: Iterable[str] = (),
         vocab: set[str] = set()
         for r in versions:
             vocab |= _words(r.head) | {_stem(k) for kw in r.decl.keywords for k in kw.split()}
-        by_word = bool(words & vocab) or _named_with_a_fact(versions, said, {
-            f for f in facts & index.facts[rule_id]
-            if f in library.vocabulary and library.vocabulary[f].type is not FactType.DATE})
+        used = {f for f in facts & index.facts[rule_id]
+                if f in library.vocabulary and library.vocabulary[f].type is not FactType.DATE}
+        by_word = bool(words & vocab) or _named_with_a_fact(
+            versions, said, used if context_ok else used & index.specific)
         if by_seed or by_word or rule_id in by_facts:
             chosen.append((2 - (by_seed and by_word) - (rule_id in by_facts), rule_id))
     out: list[Rule] = []
@@ -117,7 +119,8 @@ def select_rules(library: Library, seed_citations: Iterable[str] = (),
 
 def _named_with_a_fact(versions: list[Rule], said: str, used: set[str]) -> bool:
     """The question says one of the rule's keyword phrases ("involuntary", "small transfer",
-    "chapter 13") and states a fact, other than a date, that the rule turns on."""
+    "chapter 13") and states a fact, other than a date, that the rule turns on (`used`: one
+    specific to the rule's section when the question asks for a definition)."""
     if not said or not used:
         return False
     return any(_phrase(kw) in said for r in versions for kw in r.decl.keywords)

@@ -150,3 +150,12 @@ def test_a_keyword_phrase_with_a_fact_chooses_the_rule(lib: Library) -> None:
     # the phrase alone, or the fact alone, chooses nothing
     assert not select_rules(lib, (), [], {}, q)
     assert "s303.b" not in {r.id for r in select_rules(lib, (), [], facts, "Are we enough?")}
+
+
+def test_a_definition_question_needs_a_fact_specific_to_the_rule(lib: Library) -> None:
+    q = "What does 'insider' mean if the debtor is a corporation?"
+    context = {"debtor_kind": "corporation"}
+    assert "s101.31" not in {r.id for r in select_rules(lib, (), ["definition"], context, q)}
+    assert "s101.31" in {r.id for r in select_rules(lib, (), [], context, q)}
+    specific = {"relationship": "officer"}
+    assert "s101.31" in {r.id for r in select_rules(lib, (), ["definition"], specific, q)}
