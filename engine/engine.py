@@ -305,6 +305,7 @@ class Engine:
             terms=tuple(t.term for t in parsed.terms),
             facts=parsed.fact_values(),
             predicate=parsed.predicate.name if parsed.predicate else None,
+            rule_words=parsed.words_besides_facts(),
             expansion=self.thesaurus.expansions(parsed.question) if cfg.expansion_weight else (),
             expansion_weight=cfg.expansion_weight,
             feedback=cfg.feedback,

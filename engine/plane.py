@@ -74,6 +74,7 @@ class PlaneQuery:
     terms: tuple[str, ...] = ()  # defined terms the question asks about
     facts: dict[str, Any] = field(default_factory=dict)  # rule-vocabulary facts from the question
     predicate: str | None = None
+    rule_words: str = ""  # the question's words besides its facts (they name rules)
     expansion: tuple[str, ...] = ()  # statutory terms for the question's paraphrases
     expansion_weight: float = 0.0  # their BM25 weight (the question's own words weigh 1)
     feedback: RM3 | None = None  # pseudo-relevance feedback for the lexical plane

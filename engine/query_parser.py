@@ -187,6 +187,15 @@ class ParsedQuery:
     def fact_values(self) -> dict[str, Any]:
         return {f.name: f.value for f in self.facts}
 
+    def words_besides_facts(self) -> str:
+        """The question with the text of its facts blanked: the words that name rules
+        (`rules.selection`), so that one phrase is not both a rule's keyword and its fact."""
+        chars = list(self.question)
+        for f in self.facts:
+            if not f.derived:
+                chars[f.span[0]:f.span[1]] = " " * (f.span[1] - f.span[0])
+        return "".join(chars)
+
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready: dates as ISO strings, spans as [start, end] lists."""
         out = _jsonable(self)

@@ -41,7 +41,7 @@ class SymbolicPlane:
     def evaluate(self, query: PlaneQuery, k: int) -> tuple[list[PlaneHit], list[dict[str, Any]]]:
         """Candidates (best first) and the plain-data verdicts or parameter lookups behind them."""
         verdicts = rule_verdicts(self.library, query.seeds, query.predicate, query.facts,
-                                 query.as_of, query.text)
+                                 query.as_of, query.rule_words)
         if not verdicts:
             verdicts = self._parameter_lookups(query)
         hits: dict[str, PlaneHit] = {}
@@ -113,8 +113,8 @@ class SymbolicPlane:
 def rule_verdicts(library: Library, seeds: Iterable[str], predicate: str | None,
                   facts: dict[str, Any], as_of: date, question: str = "") -> list[dict[str, Any]]:
     """The plain-data verdicts of the rules the question implicates (`select_rules` on its
-    citations, predicate, facts and words), evaluated on its facts; none when it states no
-    fact besides dates."""
+    citations, predicate, facts and `question`, its words besides the facts), evaluated on its
+    facts; none when it states no fact besides dates."""
     if not set(facts) - DATE_FACTS:
         return []
     rules = select_rules(library, seeds, [predicate] if predicate else [], facts, question)

@@ -52,7 +52,7 @@ def engine_verdicts(lib: Library, q: Query | VerdictQuestion) -> tuple[dict[str,
     """The symbolic plane's verdicts from the question and the case date alone, and the parse."""
     parsed = parse_query(q.question, as_of=q.as_of)
     got = rule_verdicts(lib, parsed.seeds, parsed.predicate.name if parsed.predicate else None,
-                        parsed.fact_values(), parsed.as_of.value, q.question)
+                        parsed.fact_values(), parsed.as_of.value, parsed.words_besides_facts())
     return bundle_verdicts(got), {"seeds": parsed.seeds, "facts": parsed.fact_values(),
                                   "predicate": parsed.predicate.name if parsed.predicate else None}
 

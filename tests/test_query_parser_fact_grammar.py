@@ -159,3 +159,12 @@ def test_a_definition_question_needs_a_fact_specific_to_the_rule(lib: Library) -
     assert "s101.31" in {r.id for r in select_rules(lib, (), [], context, q)}
     specific = {"relationship": "officer"}
     assert "s101.31" in {r.id for r in select_rules(lib, (), ["definition"], specific, q)}
+
+
+def test_a_phrase_is_not_both_the_keyword_and_the_fact(lib: Library) -> None:
+    p = parse("What must a court find before confirming a wage earner's repayment plan?")
+    facts = p.fact_values()
+    assert facts == {"debtor_regular_income": True}  # read from "wage earner", a keyword too
+    chosen = {r.id for r in select_rules(lib, (), [], facts, p.words_besides_facts())}
+    assert "s109.e.eligible" not in chosen
+    assert "s109.e.eligible" in {r.id for r in select_rules(lib, (), [], facts, p.question)}

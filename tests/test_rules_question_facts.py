@@ -38,6 +38,6 @@ def test_engine_chooses_the_rule_from_the_question(lib: Library, q: dict[str, An
     parsed = parse_query(q["text"], as_of=q["as_of"])
     got = bundle_verdicts(rule_verdicts(
         lib, parsed.seeds, parsed.predicate.name if parsed.predicate else None,
-        parsed.fact_values(), parsed.as_of.value, q["text"]))
+        parsed.fact_values(), parsed.as_of.value, parsed.words_besides_facts()))
     want = {"true": True, "false": False}.get(q["verdict"], q["verdict"])
     assert got.get(q["rule"]) == want, (parsed.fact_values(), got)
