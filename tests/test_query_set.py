@@ -160,11 +160,14 @@ def test_every_expected_verdict_is_the_librarys_on_the_gold_facts() -> None:
     assert verdict_disagreements(queries, default_library()) == []
 
 
-def test_every_verdict_question_of_the_rules_dev_set_is_the_librarys_on_its_facts() -> None:
-    """The same build check for `verdict_dev.toml`, the blind verdict questions of the rules
-    alone (`eval.verdict_accuracy --questions`)."""
-    questions = load_verdict_questions(QUERIES_DIR / "verdict_dev.toml")
-    assert len(questions) == 69
+@pytest.mark.parametrize(("name", "count"), [("verdict_dev", 69), ("verdict_check", 60)])
+def test_every_verdict_question_of_the_rules_sets_is_the_librarys_on_its_facts(
+    name: str, count: int,
+) -> None:
+    """The same build check for the blind verdict question sets of the rules alone
+    (`eval.verdict_accuracy --questions`)."""
+    questions = load_verdict_questions(QUERIES_DIR / f"{name}.toml")
+    assert len(questions) == count
     assert verdict_disagreements(questions, default_library()) == []
 
 
