@@ -1049,6 +1049,7 @@ def _trace(head: str, call: _Call, traces: dict[str, _HeadTrace]) -> _HeadTrace 
         vals = []
         for pi, p in enumerate(clause.premises, 1):
             r = p.resolved
+            kind = type(r)
             ground = g.values[pi - 1]
             if ground is None:
                 assert isinstance(r, RPred)
@@ -1057,7 +1058,7 @@ def _trace(head: str, call: _Call, traces: dict[str, _HeadTrace]) -> _HeadTrace 
                 t = ground
             vals.append(t)
             pt = PremiseTrace(ci, pi, p.text, t, "constant", p.cite, p.source.line)
-            if isinstance(r, RPred):
+            if kind is RPred:
                 sub = call.active.get(r.pred)
                 pt.kind = "rule"
                 pt.rule = ({"id": sub.id, "version": sub.version, "head": r.pred,
@@ -1066,20 +1067,20 @@ def _trace(head: str, call: _Call, traces: dict[str, _HeadTrace]) -> _HeadTrace 
                             "in_force": False})
                 if sub is None:
                     pt.detail = f"no rule defining {r.pred} is in force on {call.as_of}"
-            elif isinstance(r, RBool):
+            elif kind is RBool:
                 pt.kind = "fact"
                 pt.facts = {r.fact: values.get(r.fact)}
                 if r.fact in call.facts.derived:
                     pt.detail = "derived"
-            elif isinstance(r, RBind):
+            elif kind is RBind:
                 pt.kind = "binding"
                 pt.facts = {r.fact: values.get(r.fact)}
                 pt.detail = f"{r.var} = {_fmt(env.get(r.var))}"
-            elif isinstance(r, RParam):
+            elif kind is RParam:
                 pt.kind = "parameter"
                 pt.parameters = {r.param: call.params[r.param].to_dict()}
                 pt.detail = f"{r.var} = {_fmt(env.get(r.var))}"
-            elif isinstance(r, RCompare):
+            elif kind is RCompare:
                 pt.kind = "comparison"
                 fs, ps, heads, aggs = reads[pi]
                 pt.facts = {f: values.get(f) for f in fs}
