@@ -7,11 +7,11 @@ never committed, under
 
 where the model key (`EncoderConfig.dense_model_key`) covers the weights, the pooling and the
 backend, and the cache root is `$STRUCTFIRST_ONNX_CACHE` or `~/.cache/structfirst`. The graph
-holds the transformer, the pooling and the L2 normalization; onnxruntime's BERT optimizer fuses
-its attention, GELU and layer norms, and "onnx-int8" then quantizes the MatMul weights to int8
-(dynamic quantization: activations quantized per batch). An export is written to a temporary
-directory and renamed into place, so a crash never leaves a half-written model behind; a model
-that fails to export or load raises `OnnxExportError` naming its path.
+holds the transformer, the pooling and the L2 normalization; "onnx-int8" quantizes its MatMul
+weights to int8 per output channel (dynamic quantization: activations quantized per batch).
+An export is written to a temporary directory and renamed into place, so a crash never leaves a
+half-written model behind; a model that fails to export or load raises `OnnxExportError`
+naming its path.
 """
 
 from __future__ import annotations
@@ -68,11 +68,9 @@ def _pooled_module(model: Any, pooling: str) -> Any:
 
 
 def _export(config: EncoderConfig, out: Path) -> None:
-    """Write the fused (and for "onnx-int8" quantized) export of `config` to `out`."""
-    import onnx
+    """Write the export of `config` to `out` (for "onnx-int8" quantized per output channel)."""
     import torch
     from onnxruntime.quantization import QuantType, quantize_dynamic
-    from onnxruntime.transformers.optimizer import optimize_model
     from transformers import AutoModel, AutoTokenizer
 
     model = AutoModel.from_pretrained(config.dense_model, attn_implementation="eager").float()
@@ -80,7 +78,7 @@ def _export(config: EncoderConfig, out: Path) -> None:
         ["an example passage", "a second, longer example passage"], padding=True,
         return_tensors="pt",
     )
-    raw, fused = out.parent / "raw.onnx", out.parent / "fused.onnx"
+    raw = out if config.dense_backend == "onnx" else out.parent / "fp32.onnx"
     axes = {name: {0: "batch", 1: "tokens"} for name in INPUTS}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # the TorchScript exporter's deprecation and trace notes
@@ -89,14 +87,9 @@ def _export(config: EncoderConfig, out: Path) -> None:
             str(raw), input_names=list(INPUTS), output_names=["embedding"],
             dynamic_axes={**axes, "embedding": {0: "batch"}}, opset_version=OPSET, dynamo=False,
         )
-    hidden = model.config
-    optimize_model(str(raw), model_type="bert", num_heads=hidden.num_attention_heads,
-                   hidden_size=hidden.hidden_size, opt_level=1).save_model_to_file(str(fused))
     if config.dense_backend == "onnx-int8":
-        quantize_dynamic(str(fused), str(out), weight_type=QuantType.QInt8,
-                         extra_options={"DefaultTensorType": onnx.TensorProto.FLOAT})
-    else:
-        fused.replace(out)
+        # per channel: per-tensor scales gave a min cosine of 0.86 to torch's vectors, this 0.98
+        quantize_dynamic(str(raw), str(out), weight_type=QuantType.QInt8, per_channel=True)
 
 
 def export_onnx(config: EncoderConfig) -> Path:
