@@ -21,7 +21,6 @@ from structfirst.engine.catalog import Catalog, VersionColumns
 from structfirst.engine.plane import Allowed, HardFilter
 from structfirst.ingest.dense_index import CONFIG_FILE, DOCIDS_FILE, INDEX_FILE, DenseEncoder
 from structfirst.ingest.encoder_config import (
-    DEFAULT_DENSE_BACKEND,
     ENV_DENSE_BACKEND,
     DenseBackend,
     EncoderConfig,
@@ -40,7 +39,7 @@ def bitmap_selector(mask: np.ndarray) -> tuple[object, np.ndarray]:
 
 def built_backend(meta: dict) -> DenseBackend:
     """The backend a dense index's `config.json` records (indexes made before backends: torch)."""
-    return meta["encoder"].get("dense_backend", DEFAULT_DENSE_BACKEND)
+    return meta["encoder"].get("dense_backend", "torch")
 
 
 def built_backend_config(meta: dict) -> EncoderConfig:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import shutil
 from pathlib import Path
 
@@ -9,7 +10,7 @@ import numpy as np
 import pytest
 from legal_passages import PARAPHRASE, legal_docs
 from structfirst.engine.dense_plane import DensePlane
-from structfirst.ingest.dense_index import DenseEncoder, DenseIndexBuilder
+from structfirst.ingest.dense_index import CONFIG_FILE, DenseEncoder, DenseIndexBuilder
 from structfirst.ingest.encoder_config import (
     ENV_DENSE_BACKEND,
     EncoderConfig,
@@ -26,23 +27,16 @@ INT8_MIN_COSINE = 0.95  # the int8 export's vectors against torch's, passage by 
 INT8_MEAN_COSINE = 0.98
 
 
-@pytest.fixture(scope="module")
-def onnx_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return tmp_path_factory.mktemp("onnx-cache")
-
-
 @pytest.fixture(autouse=True)
-def _cache_env(onnx_cache: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv(ENV_ONNX_CACHE, str(onnx_cache))
+def _no_backend_set(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv(ENV_DENSE_BACKEND, raising=False)
 
 
 @pytest.fixture(scope="module")
 def encoders(one_thread: None, onnx_cache: Path) -> dict[str, DenseEncoder]:
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setenv(ENV_ONNX_CACHE, str(onnx_cache))
-        return {b: DenseEncoder(EncoderConfig.resolve(dense_backend=b))
-                for b in ("torch", "onnx", "onnx-int8")}
+    """onnx_cache (conftest): the exports go to this test session's directory."""
+    return {b: DenseEncoder(EncoderConfig.resolve(dense_backend=b))
+            for b in ("torch", "onnx", "onnx-int8")}
 
 
 def _cosines(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -77,7 +71,8 @@ def test_export_is_cached_by_model_key(encoders: dict[str, DenseEncoder], onnx_c
 
 
 def test_backend_is_in_the_model_key() -> None:
-    base = EncoderConfig.resolve()
+    assert EncoderConfig.resolve().dense_backend == "onnx-int8"
+    base = EncoderConfig.resolve(dense_backend="torch")
     before = model_fingerprint(base.dense_model, "flag|mean|256|normalized")
     assert base.dense_model_key() == f"{base.dense_model.name}-{before}"  # torch: keys unchanged
     keys = {EncoderConfig.resolve(dense_backend=b).dense_model_key()
@@ -99,10 +94,24 @@ def test_index_records_its_backend_and_queries_use_it(
     top3 = [docid for docid, _ in plane.search(PARAPHRASE, 3)]
     assert any(docid.startswith("/us/usc/t11/s547/c/9@") for docid in top3), top3
     with pytest.raises(ValueError, match="backend 'onnx-int8'.*backend 'torch'"):
-        DensePlane(dense_dir, config=EncoderConfig.resolve())
+        DensePlane(dense_dir, config=EncoderConfig.resolve(dense_backend="torch"))
     monkeypatch.setenv(ENV_DENSE_BACKEND, "onnx")
     with pytest.raises(ValueError, match=ENV_DENSE_BACKEND):
         DensePlane(dense_dir)
+
+
+def test_index_from_before_backends_is_searched_with_torch(
+    encoders: dict[str, DenseEncoder], tmp_path: Path
+) -> None:
+    encoder = encoders["torch"]
+    dense_dir = tmp_path / "snap" / "dense"
+    DenseIndexBuilder(encoder.config, encoder=encoder, progress=False).build(
+        legal_docs()[:3], dense_dir
+    )
+    meta = json.loads((dense_dir / CONFIG_FILE).read_text())
+    del meta["encoder"]["dense_backend"]  # as config.json was written before backends
+    (dense_dir / CONFIG_FILE).write_text(json.dumps(meta))
+    assert DensePlane(dense_dir).config.dense_backend == "torch"
 
 
 def test_unknown_backend_is_an_error(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -124,7 +133,7 @@ def test_failed_export_names_the_path(tmp_path: Path) -> None:
     assert not onnx_model_path(config).parent.exists()
 
 
-def test_unloadable_export_names_the_path(onnx_cache: Path, tmp_path: Path,
+def test_unloadable_export_names_the_path(tmp_path: Path,
                                           monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv(ENV_ONNX_CACHE, str(tmp_path))
     config = EncoderConfig.resolve(dense_backend="onnx")
