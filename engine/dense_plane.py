@@ -5,6 +5,10 @@ filter becomes an `IDSelectorBitmap` from a numpy mask over the rows' interval a
 (`catalog.VersionColumns`, one pass over arrays, no list of ids), an explicit id set an
 `IDSelectorBatch` of its rows. The top k is taken among the allowed rows only, so a filter never
 shortens the result below min(k, number of allowed documents in the index).
+
+Queries are encoded on the backend the index was built with (its `config.json`); a backend set
+in `$STRUCTFIRST_DENSE_BACKEND` or an explicit configuration must give the index's model key, or
+the plane refuses to open.
 """
 
 from __future__ import annotations
@@ -16,7 +20,12 @@ import numpy as np
 from structfirst.engine.catalog import Catalog, VersionColumns
 from structfirst.engine.plane import Allowed, HardFilter
 from structfirst.ingest.dense_index import CONFIG_FILE, DOCIDS_FILE, INDEX_FILE, DenseEncoder
-from structfirst.ingest.encoder_config import EncoderConfig
+from structfirst.ingest.encoder_config import (
+    ENV_DENSE_BACKEND,
+    DenseBackend,
+    EncoderConfig,
+    env_dense_backend,
+)
 
 
 def bitmap_selector(mask: np.ndarray) -> tuple[object, np.ndarray]:
@@ -26,6 +35,17 @@ def bitmap_selector(mask: np.ndarray) -> tuple[object, np.ndarray]:
 
     bits = np.packbits(mask, bitorder="little")
     return faiss.IDSelectorBitmap(len(mask), faiss.swig_ptr(bits)), bits
+
+
+def built_backend(meta: dict) -> DenseBackend:
+    """The backend a dense index's `config.json` records (indexes made before backends: torch)."""
+    return meta["encoder"].get("dense_backend", "torch")
+
+
+def built_backend_config(meta: dict) -> EncoderConfig:
+    """The configuration from the environment, on the backend the index was built with unless
+    `$STRUCTFIRST_DENSE_BACKEND` names one (then the model keys must agree)."""
+    return EncoderConfig.resolve(dense_backend=env_dense_backend() or built_backend(meta))
 
 
 class DensePlane:
@@ -41,13 +61,14 @@ class DensePlane:
 
         dense_dir = Path(dense_dir)
         meta = json.loads((dense_dir / CONFIG_FILE).read_text())
-        self.config = config or (encoder.config if encoder else EncoderConfig.resolve())
+        self.config = config or (encoder.config if encoder else built_backend_config(meta))
         key = self.config.dense_model_key()
         if key != meta["model_key"]:
             raise ValueError(
                 f"{dense_dir} was built with encoder {meta['model_key']} "
-                f"({meta['encoder']['dense_model']}), but {key} ({self.config.dense_model}) "
-                "is configured: set the same dense model to search it"
+                f"({meta['encoder']['dense_model']}, backend {built_backend(meta)!r}), but {key} "
+                f"({self.config.dense_model}, backend {self.config.dense_backend!r}) is "
+                f"configured: set the same dense model and ${ENV_DENSE_BACKEND} to search it"
             )
         # mapped, not read: worker processes on one snapshot share the page cache
         self.index = faiss.read_index(

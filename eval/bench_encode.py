@@ -1,16 +1,19 @@
 """Encoding for the main job, before and after, on the same sample in one run.
 
-    python -m structfirst.eval.bench_encode [--sample 1000] [--seed 0]
-        [--queries data/queries/dev.jsonl] [--only dense|colbert] [SOURCE...]
+    python -m structfirst.eval.bench_encode [--sample 1000] [--seed 0] [--rounds 3]
+        [--queries data/queries/dev.jsonl] [--only dense|colbert] [--index DIR | SOURCE...]
 
-The sample is `--sample` indexable passages drawn (seeded) from the sources (default: the Title
-11 editions and Regulations B/E/M, as the README's main job ingests them). Then:
+The sample is `--sample` indexable passages drawn (seeded) from an index's snapshot (`--index`)
+or from the sources (default: the Title 11 editions and Regulations B/E/M, as the README's main
+job ingests them). Then:
 
-* dense: passages/s of the encoder before (fixed batches of 32, fp32) and after (token-budget
-  length buckets, and fp32 / dynamic int8), and, for each setting, how the rankings of the dev
-  questions over the sample agree with the first setting's: top-1 equal and mean overlap of the
-  top 10, counted over distinct texts (versions of a provision often share their text, and
-  such ties may fall either way), and the mean cosine of each passage's two vectors;
+* dense: passages/s of each encoder setting (`DENSE_SETTINGS`: fixed batches of 32 on torch, then
+  token-budget length buckets on each backend, torch / torch-int8 / onnx / onnx-int8), timed in
+  `--rounds` rounds that interleave the settings, and its speed relative to the first; for each
+  setting, how the rankings of the dev questions over the sample agree with the first setting's:
+  top-1 equal and mean overlap of the top 10, counted over distinct texts (versions of a
+  provision often share their text, and such ties may fall either way), and the min and mean
+  cosine of each passage's two vectors;
 * ColBERT: build seconds, partitions and k-means sample of colbert-ai's own plan and of the
   corpus-sized plan (`EncoderConfig.partitions_per_sqrt`, `kmeans_sample_per_sqrt`), and each
   index's recall@100 of PLAID search against exhaustive MaxSim over the same index on the dev
@@ -64,30 +67,52 @@ def distinct_texts(hits: list[tuple[str, float]], text_of: dict[str, str], n: in
     return list(dict.fromkeys(text_of[d] for d, _ in hits))[:n]
 
 
+def snapshot_sample(index_dir: Path, n: int, seed: int) -> list[IndexableDoc]:
+    """`n` passages (seeded) of the current snapshot of `index_dir`, as its indexes hold them."""
+    from structfirst.ingest.snapshot import open_snapshot
+    from structfirst.ingest.snapshot_passages import snapshot_passages
+
+    docs = snapshot_passages(open_snapshot(index_dir).path)
+    return sorted(random.Random(seed).sample(docs, min(n, len(docs))), key=lambda d: d.version_id)
+
+
+DENSE_SETTINGS = {  # name: (backend, batch_tokens, max_batch); the first is the reference
+    "before: batches of 32, torch": ("torch", 32 * 1024, 32),
+    "length buckets, torch": ("torch", 8192, 256),
+    "length buckets, torch-int8": ("torch-int8", 8192, 256),
+    "length buckets, onnx": ("onnx", 8192, 256),
+    "length buckets, onnx-int8": ("onnx-int8", 8192, 256),
+}
+
+
 def bench_dense(
-    docs: list[IndexableDoc], questions: list[str], out: Path
+    docs: list[IndexableDoc], questions: list[str], out: Path, rounds: int
 ) -> list[dict[str, Any]]:
+    """Each setting encodes the sample once per round, the settings interleaved within a round
+    (so a busy machine slows them alike); passages/s is that of the median round."""
     from structfirst.engine.dense_plane import DensePlane
     from structfirst.ingest.dense_index import DenseEncoder, DenseIndexBuilder
 
-    settings = {  # name: (int8, batch_tokens, max_batch)
-        "before: batches of 32, fp32": (False, 32 * 1024, 32),
-        "after: length buckets, fp32": (False, 8192, 256),
-        "after: length buckets, int8": (True, 8192, 256),
-    }
+    encoders = {}
+    for name, (backend, _, _) in DENSE_SETTINGS.items():
+        encoders[name] = DenseEncoder(EncoderConfig.resolve(dense_backend=backend))
+        encoders[name].encode_passages(["warm up the encoder"])  # and export an ONNX model
+    seconds: dict[str, list[float]] = {name: [] for name in DENSE_SETTINGS}
+    targets: dict[str, Path] = {}
+    for r in range(rounds):
+        for i, (name, (_, batch_tokens, max_batch)) in enumerate(DENSE_SETTINGS.items()):
+            targets[name] = out / f"dense-{i}-{r}" / "snap" / "dense"
+            builder = DenseIndexBuilder(encoders[name].config, cache_dir=out / f"cache-{i}-{r}",
+                                        encoder=encoders[name], progress=False,
+                                        batch_tokens=batch_tokens, max_batch=max_batch)
+            seconds[name].append(builder.build(docs, targets[name])["encode_seconds"])
     text_of = {d.version_id: d.contents for d in docs}
     rows: list[dict[str, Any]] = []
     reference: list[list[str]] = []
     first_vectors = None
-    for name, (int8, batch_tokens, max_batch) in settings.items():
-        config = EncoderConfig.resolve(dense_int8=int8)
-        encoder = DenseEncoder(config)
-        encoder.encode_passages(["warm up the encoder"])
-        target = out / f"dense-{len(rows)}" / "snap" / "dense"
-        builder = DenseIndexBuilder(config, cache_dir=out / f"cache-{len(rows)}", encoder=encoder,
-                                    progress=False, batch_tokens=batch_tokens, max_batch=max_batch)
-        figures = builder.build(docs, target)
-        plane = DensePlane(target, config, encoder)
+    first_seconds = None
+    for name, encoder in encoders.items():
+        plane = DensePlane(targets[name], encoder.config, encoder)
         ranked = [distinct_texts(plane.search(q, 40), text_of, 10) for q in questions]
         reference = reference or ranked
         pairs = list(zip(ranked, reference, strict=True))
@@ -95,13 +120,17 @@ def bench_dense(
         overlap = np.mean([len(set(a) & set(b)) / max(len(b), 1) for a, b in pairs])
         vectors = plane.index.reconstruct_n(0, plane.index.ntotal)
         first_vectors = vectors if first_vectors is None else first_vectors
-        cosine = float(np.mean(np.sum(vectors * first_vectors, axis=1)))
+        cosines = np.sum(vectors * first_vectors, axis=1)
+        median = float(np.median(seconds[name]))
+        first_seconds = first_seconds or median
         rows.append({"bench": "dense", "setting": name, "passages": len(docs),
-                     "encode_seconds": figures["encode_seconds"],
-                     "passages_per_s": round(len(docs) / figures["encode_seconds"], 1),
+                     "encode_seconds": [round(t, 2) for t in seconds[name]],
+                     "passages_per_s": round(len(docs) / median, 1),
+                     "speed_vs_first": round(first_seconds / median, 2),
                      "top1_same": round(float(top1), 3),
                      "top10_overlap": round(float(overlap), 3),
-                     "mean_cosine": round(cosine, 4)})
+                     "min_cosine": round(float(cosines.min()), 4),
+                     "mean_cosine": round(float(cosines.mean()), 4)})
         print(json.dumps(rows[-1]), flush=True)
     return rows
 
@@ -148,15 +177,20 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--queries", type=Path, default=DEFAULT_QUERIES)
     ap.add_argument("--only", choices=("dense", "colbert"))
+    ap.add_argument("--index", type=Path, help="sample the passages of this index's snapshot")
+    ap.add_argument("--rounds", type=int, default=3, help="dense: interleaved timing rounds")
     args = ap.parse_args()
-    root = corpus_root()
-    sources = args.sources or [root / "us-code" / "title-11", root / "cfr-12" / "regulation"]
-    docs = sample_docs(sources, args.sample, args.seed)
+    if args.index:
+        docs = snapshot_sample(args.index, args.sample, args.seed)
+    else:
+        root = corpus_root()
+        sources = args.sources or [root / "us-code" / "title-11", root / "cfr-12" / "regulation"]
+        docs = sample_docs(sources, args.sample, args.seed)
     questions = dev_questions(args.queries)
     rows = []
     with tempfile.TemporaryDirectory(prefix="bench-encode-") as tmp:
         if args.only in (None, "dense"):
-            rows += bench_dense(docs, questions, Path(tmp))
+            rows += bench_dense(docs, questions, Path(tmp), args.rounds)
         if args.only in (None, "colbert"):
             rows += bench_colbert(docs, questions, Path(tmp))
     print(f"\n{len(docs)} passages, {len(questions)} dev questions")

@@ -4,6 +4,9 @@
         --model base --model /work/models-adapted --queries data/queries/dev.jsonl \\
         [--work /tmp/adapt-eval] [--out result.json]
 
+A model may name its encoder backend after an "@" (`--model base@onnx-int8`, see
+`EncoderConfig.dense_backend`); without one it runs on the configured backend.
+
 Each question goes through the engine's user protocol: the question and its as_of only (no
 gold jurisdiction); the engine parses it and builds the hard filter (`Engine.start_frame`),
 and the dense plane alone returns its top 100 inside that filter. A model other than the one
@@ -29,6 +32,14 @@ PROTOCOL_CONFIGURATION = "H1"  # any configuration with the default ("as_of") ha
 SHOWN = ("nDCG@10", "R@10")
 
 
+def model_backend(model: str) -> tuple[str, str | None]:
+    """`--model` as (model, backend): "base@onnx-int8" -> ("base", "onnx-int8")."""
+    from structfirst.ingest.encoder_config import DENSE_BACKENDS
+
+    name, _, backend = model.rpartition("@")
+    return (name, backend) if name and backend in DENSE_BACKENDS else (model, None)
+
+
 def dense_dir_for(index_dir: Path, model: str, work_dir: Path) -> tuple[Path, Any]:
     """The dense index directory holding the snapshot's passages under `model`, and its
     encoder configuration (built under `work_dir` unless the snapshot's own matches)."""
@@ -38,7 +49,9 @@ def dense_dir_for(index_dir: Path, model: str, work_dir: Path) -> tuple[Path, An
     from structfirst.ingest.snapshot_passages import snapshot_passages
 
     snap = open_snapshot(index_dir)
-    config = EncoderConfig.resolve(dense_model=None if model == BASE else model)
+    name, backend = model_backend(model)
+    overrides = {"dense_backend": backend} if backend else {}
+    config = EncoderConfig.resolve(dense_model=None if name == BASE else name, **overrides)
     key = config.dense_model_key()
     own = snap.path / "dense"
     if (own / CONFIG_FILE).is_file() and json.loads((own / CONFIG_FILE).read_text())[
@@ -89,7 +102,8 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description="Score the dense plane alone for several encoders.")
     ap.add_argument("--index", type=Path, required=True)
     ap.add_argument("--model", action="append", required=True,
-                    help=f"a model directory, or '{BASE}' (the packaged MiniLM); repeatable")
+                    help=f"a model directory, or '{BASE}' (the packaged MiniLM), optionally "
+                    "@BACKEND; repeatable")
     ap.add_argument("--queries", required=True, nargs="+", help="JSONL query files, one split each")
     ap.add_argument("--work", type=Path, default=Path("/tmp/adapt-eval"))
     ap.add_argument("--out", type=Path)

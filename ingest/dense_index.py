@@ -8,8 +8,10 @@
 
 Passages are encoded in length-bucketed batches: sorted by token count and cut so that a batch
 holds at most `BATCH_TOKENS` padded tokens (many short provisions per forward pass, few long
-ones), with a progress line and ETA. `EncoderConfig.dense_int8` runs the encoder's Linear layers
-as dynamic int8 (`eval/bench_encode.py` measures the speed and the agreement of the rankings).
+ones), with a progress line and ETA. `EncoderConfig.dense_backend` chooses what runs the encoder
+(torch, torch with int8 Linear layers, an ONNX export in fp32 or int8; `eval/bench_encode.py`
+measures the speed and the agreement of the vectors and rankings); the index's `config.json`
+records it in the model key, and `DensePlane` encodes its queries with the same backend.
 
 Vectors come from the shared `EmbeddingCache` when the same model has encoded the same text
 before, so an unchanged corpus re-ingests without encoding anything. With `remote` (a
@@ -31,6 +33,7 @@ import numpy as np
 from structfirst.ingest.embedding_cache import EmbeddingCache, text_digest
 from structfirst.ingest.encoder_config import EncoderConfig, set_offline
 from structfirst.ingest.index_builder import IndexableDoc
+from structfirst.ingest.onnx_encoder import OnnxForward
 from structfirst.ingest.progress import StepProgress
 
 INDEX_FILE = "index.faiss"
@@ -58,7 +61,8 @@ class DenseEncoder:
     FlagEmbedding loads the model. For kind "flag" the forward pass is run here on its
     tokenizer, model and pooling, one batch per call: `FlagModel.encode` runs its first batch
     twice (a batch-size probe) and opens a tqdm bar per call, which would double query latency.
-    BGE-M3 goes through `BGEM3FlagModel.encode_*` as published.
+    BGE-M3 goes through `BGEM3FlagModel.encode_*` as published. The ONNX backends run the same
+    tokenizer and an onnxruntime export of the same weights (`structfirst.ingest.onnx_encoder`).
     """
 
     def __init__(self, config: EncoderConfig) -> None:
@@ -66,12 +70,22 @@ class DenseEncoder:
         self.config = config
         self.device = _device()
         self._lock = threading.Lock()
+        self._onnx: OnnxForward | None = None
+        if config.dense_backend in ("onnx", "onnx-int8"):
+            from transformers import AutoTokenizer
+
+            self.tokenizer = AutoTokenizer.from_pretrained(str(config.dense_model))
+            self._onnx = OnnxForward(config, self.tokenizer)
+            return
         common = dict(normalize_embeddings=True, use_fp16=False, devices=self.device,
                       batch_size=config.batch_size, query_max_length=config.query_max_length,
                       passage_max_length=config.max_length)
         if config.dense_kind == "bge-m3":
             from FlagEmbedding import BGEM3FlagModel
 
+            if config.dense_backend != "torch":
+                raise ValueError(f"BGE-M3 runs on backend 'torch' only, not "
+                                 f"{config.dense_backend!r}")
             self.model = BGEM3FlagModel(str(config.dense_model), **common)
         else:
             from FlagEmbedding import FlagModel
@@ -79,18 +93,21 @@ class DenseEncoder:
             self.model = FlagModel(str(config.dense_model), pooling_method=config.pooling,
                                    query_instruction_for_retrieval=None, **common)
             self.model.model.float().to(self.device).eval()
-            if config.dense_int8 and self.device == "cpu":
+            if config.dense_backend == "torch-int8" and self.device == "cpu":
                 self.model.model = _int8(self.model.model)
+        self.tokenizer = self.model.tokenizer
 
     @property
     def dim(self) -> int:
+        if self._onnx is not None:
+            return self._onnx.dim
         return int(self.model.model.config.hidden_size)
 
     def _flag_forward(self, texts: list[str], max_length: int) -> np.ndarray:
         import torch
 
-        inputs = self.model.tokenizer(texts, padding=True, truncation=True,
-                                      max_length=max_length, return_tensors="pt").to(self.device)
+        inputs = self.tokenizer(texts, padding=True, truncation=True,
+                                max_length=max_length, return_tensors="pt").to(self.device)
         with torch.inference_mode():
             hidden = self.model.model(**inputs, return_dict=True).last_hidden_state
             pooled = self.model.pooling(hidden, inputs["attention_mask"])
@@ -103,13 +120,14 @@ class DenseEncoder:
                 vecs = encode(texts)["dense_vecs"]
             else:
                 limit = self.config.query_max_length if query else self.config.max_length
-                vecs = self._flag_forward(texts, limit)
+                forward = self._onnx or self._flag_forward
+                vecs = forward(texts, limit)
         return np.ascontiguousarray(vecs, dtype=np.float32).reshape(len(texts), -1)
 
     def token_counts(self, texts: Sequence[str]) -> list[int]:
         """Tokens per passage after truncation to the passage limit."""
-        encoded = self.model.tokenizer(list(texts), truncation=True,
-                                       max_length=self.config.max_length)["input_ids"]
+        encoded = self.tokenizer(list(texts), truncation=True,
+                                 max_length=self.config.max_length)["input_ids"]
         return [len(ids) for ids in encoded]
 
     def encode_passages(self, texts: Sequence[str]) -> np.ndarray:
@@ -265,6 +283,7 @@ class DenseIndexBuilder:
                 "count": len(docs)}
         (out_dir / CONFIG_FILE).write_text(json.dumps(meta, indent=2))
         return {
+            "backend": self.config.dense_backend,
             "docs": len(docs),
             "unique_texts": len(set(digests)),
             "encoded": len(missing),

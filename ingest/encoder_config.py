@@ -10,7 +10,12 @@ variables, then the defaults.
 
 - `STRUCTFIRST_DENSE_MODEL`: a FlagEmbedding/sentence-transformers model directory (kind "flag");
 - `STRUCTFIRST_BGE_M3_PATH`: a BGE-M3 directory (kind "bge-m3", loaded with `BGEM3FlagModel`);
-- `STRUCTFIRST_COLBERT_CHECKPOINT`: a colbert-ai checkpoint directory (with `artifact.metadata`).
+- `STRUCTFIRST_COLBERT_CHECKPOINT`: a colbert-ai checkpoint directory (with `artifact.metadata`);
+- `STRUCTFIRST_DENSE_BACKEND`: what runs the dense encoder (`DENSE_BACKENDS`): "torch" (the
+  model as loaded), "torch-int8" (its Linear layers as dynamic int8), "onnx" (an onnxruntime
+  export of the same weights, see `structfirst.ingest.onnx_encoder`) or "onnx-int8" (that export
+  with int8 weights, the default). The backend is part of the model key, so an index records it
+  and is searched with it.
 
 A configured path that does not exist raises `EncoderNotFoundError` naming the path and the
 setting it came from.
@@ -23,13 +28,18 @@ import json
 import os
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 DenseKind = Literal["flag", "bge-m3"]
+DenseBackend = Literal["torch", "torch-int8", "onnx", "onnx-int8"]
+DENSE_BACKENDS: tuple[DenseBackend, ...] = ("torch", "torch-int8", "onnx", "onnx-int8")
+# onnx-int8: 2.8x torch's passages/s, dev dense-only nDCG@10 +0.016 [-0.008, +0.040] (docs/scale.md)
+DEFAULT_DENSE_BACKEND: DenseBackend = "onnx-int8"
 
 ENV_DENSE_MODEL = "STRUCTFIRST_DENSE_MODEL"
 ENV_BGE_M3_PATH = "STRUCTFIRST_BGE_M3_PATH"
 ENV_COLBERT_CHECKPOINT = "STRUCTFIRST_COLBERT_CHECKPOINT"
+ENV_DENSE_BACKEND = "STRUCTFIRST_DENSE_BACKEND"
 
 
 class EncoderNotFoundError(FileNotFoundError):
@@ -40,6 +50,16 @@ def set_offline() -> None:
     """Forbid Hugging Face downloads for this process: every model here is a local directory."""
     os.environ["HF_HUB_OFFLINE"] = "1"
     os.environ["TRANSFORMERS_OFFLINE"] = "1"
+
+
+def env_dense_backend() -> DenseBackend | None:
+    """The backend `$STRUCTFIRST_DENSE_BACKEND` names, None when it is unset."""
+    value = os.environ.get(ENV_DENSE_BACKEND) or None
+    if value is not None and value not in DENSE_BACKENDS:
+        raise ValueError(
+            f"${ENV_DENSE_BACKEND}={value!r} is not one of {', '.join(DENSE_BACKENDS)}"
+        )
+    return cast(DenseBackend | None, value)
 
 
 def packaged_minilm_dir() -> Path:
@@ -108,7 +128,7 @@ class EncoderConfig:
     # (None: colbert-ai's own plan)
     partitions_per_sqrt: float | None = 4.0  # partitions: 2^round(log2(this * sqrt(vectors)))
     kmeans_sample_per_sqrt: float | None = 4.0  # passages sampled for k-means: this sqrt(120 N)
-    dense_int8: bool = False  # dense encoder's Linear layers as dynamic int8 (CPU only)
+    dense_backend: DenseBackend = DEFAULT_DENSE_BACKEND  # what runs the dense encoder
 
     @classmethod
     def resolve(
@@ -146,17 +166,22 @@ class EncoderConfig:
             )
 
         base = cls(dense_model=model, dense_kind=kind, pooling=_pooling_of(model),
-                   colbert_checkpoint=checkpoint)
+                   colbert_checkpoint=checkpoint,
+                   dense_backend=env_dense_backend() or DEFAULT_DENSE_BACKEND)
         if kind == "bge-m3":
             base = replace(base, pooling="cls", max_length=512)
-        return replace(base, **overrides)
+        config = replace(base, **overrides)
+        if config.dense_backend not in DENSE_BACKENDS:
+            raise ValueError(f"dense backend {config.dense_backend!r} is not one of "
+                             f"{', '.join(DENSE_BACKENDS)}")
+        return config
 
     def dense_model_key(self) -> str:
         """A short id of everything that changes a dense vector: weights, kind, pooling, length,
-        int8."""
+        backend ("torch" adds nothing, "torch-int8" the "int8" of the keys made before backends)."""
         settings = f"{self.dense_kind}|{self.pooling}|{self.max_length}|normalized"
-        if self.dense_int8:
-            settings += "|int8"
+        if self.dense_backend != "torch":
+            settings += "|" + ("int8" if self.dense_backend == "torch-int8" else self.dense_backend)
         return f"{self.dense_model.name}-{model_fingerprint(self.dense_model, settings)}"
 
     def to_json(self) -> dict[str, Any]:

@@ -14,6 +14,17 @@ def corpus() -> Path:
     return corpus_root()
 
 
+@pytest.fixture(scope="session", autouse=True)
+def onnx_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """The dense encoder's ONNX exports go to a directory of this test session."""
+    from structfirst.ingest.onnx_encoder import ENV_ONNX_CACHE
+
+    with pytest.MonkeyPatch.context() as mp:
+        path = tmp_path_factory.mktemp("onnx-cache")
+        mp.setenv(ENV_ONNX_CACHE, str(path))
+        yield path
+
+
 @pytest.fixture(scope="module")
 def one_thread() -> Iterator[None]:
     """Torch on one thread for the module's tests (the machine is shared), then as before."""

@@ -32,7 +32,7 @@ from structfirst.ingest.encoder_config import (
 
 @pytest.fixture(scope="module")
 def encoder(one_thread: None) -> DenseEncoder:
-    return DenseEncoder(EncoderConfig.resolve())
+    return DenseEncoder(EncoderConfig.resolve(dense_backend="torch"))  # FlagModel's own path
 
 
 @pytest.fixture(scope="module")
