@@ -32,10 +32,15 @@ encoded twice and 16,384 centroids (12-19 minutes of k-means on two cores). Here
 sampled passages (either None: colbert-ai's own); `eval/bench_encode.py` measures the time and
 the recall of PLAID search against exhaustive MaxSim under both plans.
 
-A build is keyed by the checkpoint's weights, the ColBERT settings, colbert-ai's version and
-every passage in order (`build_key`), and kept under `<cache_dir>/colbert-index/<key>/`: an
-ingest whose passages, checkpoint and settings are those of an earlier one (say, with only a
-new dense encoder) copies that index instead of encoding and clustering again.
+`EncoderConfig.colbert_backend` chooses what runs the document encoder while indexing:
+colbert-ai's checkpoint on torch, or its BERT and linear layer as an int8 ONNX export
+(`structfirst.ingest.colbert_onnx`); `structfirst.json` records it with the encoder settings.
+
+A build is keyed by the checkpoint's weights, the ColBERT settings, the document encoder's
+backend, colbert-ai's version and every passage in order (`build_key`), and kept under
+`<cache_dir>/colbert-index/<key>/`: an ingest whose passages, checkpoint and settings are those
+of an earlier one (say, with only a new dense encoder) copies that index instead of encoding
+and clustering again.
 
 colbert-ai compiles four small C++ extensions (segmented_maxsim, filter_pids,
 decompress_residuals, segmented_lookup) with torch's cpp_extension and ninja the first time they
@@ -58,6 +63,7 @@ from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
+from structfirst.ingest.colbert_onnx import doc_encoder_backend
 from structfirst.ingest.dense_index import default_cache_dir
 from structfirst.ingest.encoder_config import (
     EncoderConfig,
@@ -307,10 +313,13 @@ class ColbertIndexBuilder:
 
     def build_key(self, passages: Sequence[str], checkpoint: Path) -> str:
         """A digest of everything a PLAID index depends on: the checkpoint's weights, the
-        ColBERT settings, colbert-ai's version and every passage in order."""
+        ColBERT settings, the document encoder's backend ("torch" adds nothing, so keys made
+        before backends stay valid), colbert-ai's version and every passage in order."""
         from importlib.metadata import version
 
         settings = {k: v for k, v in self.config.to_json().items() if k in COLBERT_SETTINGS}
+        if self.config.colbert_backend != "torch":
+            settings["colbert_backend"] = self.config.colbert_backend
         h = hashlib.sha256(json.dumps(
             [model_fingerprint(checkpoint), settings, version("colbert-ai")], sort_keys=True
         ).encode())
@@ -355,6 +364,7 @@ class ColbertIndexBuilder:
         # every passage is encoded once, the k-means sample once more before that
         total = len(passages) + kmeans_sample_size(len(passages), self.config)
         with COLBERT_RUN_LOCK, Run().context(run), unpadded_doc_batches(), \
+                doc_encoder_backend(self.config.colbert_backend), \
                 corpus_sized_kmeans(self.config), \
                 StepProgress("colbert: encoding", total, self.progress) as step, \
                 counted_doc_batches(step.advance), \
@@ -363,6 +373,7 @@ class ColbertIndexBuilder:
                                       verbose=self.verbose)
             indexer.index(name=PLAID_DIR, collection=passages, overwrite="force_silent_overwrite")
         meta = json.loads((index_path / "metadata.json").read_text())
-        return {"embeddings": meta["num_embeddings"], "partitions": meta["num_partitions"],
+        return {"backend": self.config.colbert_backend,
+                "embeddings": meta["num_embeddings"], "partitions": meta["num_partitions"],
                 "kmeans_sample": kmeans_sample_size(len(passages), self.config),
                 "avg_doclen": round(meta["avg_doclen"], 1)}

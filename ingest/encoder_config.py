@@ -15,7 +15,12 @@ variables, then the defaults.
   model as loaded), "torch-int8" (its Linear layers as dynamic int8), "onnx" (an onnxruntime
   export of the same weights, see `structfirst.ingest.onnx_encoder`) or "onnx-int8" (that export
   with int8 weights, the default). The backend is part of the model key, so an index records it
-  and is searched with it.
+  and is searched with it;
+- `STRUCTFIRST_COLBERT_BACKEND`: what runs ColBERT's document encoder at ingest
+  (`COLBERT_BACKENDS`): "torch" (colbert-ai's checkpoint as loaded) or "onnx-int8" (BERT and
+  the linear projection of the same checkpoint as an int8 ONNX export, see
+  `structfirst.ingest.colbert_onnx`). Queries are always encoded by torch. The backend is part
+  of the ColBERT build key and recorded with the index.
 
 A configured path that does not exist raises `EncoderNotFoundError` naming the path and the
 setting it came from.
@@ -35,11 +40,15 @@ DenseBackend = Literal["torch", "torch-int8", "onnx", "onnx-int8"]
 DENSE_BACKENDS: tuple[DenseBackend, ...] = ("torch", "torch-int8", "onnx", "onnx-int8")
 # onnx-int8: 2.8x torch's passages/s, dev dense-only nDCG@10 +0.016 [-0.008, +0.040] (docs/scale.md)
 DEFAULT_DENSE_BACKEND: DenseBackend = "onnx-int8"
+ColbertBackend = Literal["torch", "onnx-int8"]
+COLBERT_BACKENDS: tuple[ColbertBackend, ...] = ("torch", "onnx-int8")
+DEFAULT_COLBERT_BACKEND: ColbertBackend = "torch"
 
 ENV_DENSE_MODEL = "STRUCTFIRST_DENSE_MODEL"
 ENV_BGE_M3_PATH = "STRUCTFIRST_BGE_M3_PATH"
 ENV_COLBERT_CHECKPOINT = "STRUCTFIRST_COLBERT_CHECKPOINT"
 ENV_DENSE_BACKEND = "STRUCTFIRST_DENSE_BACKEND"
+ENV_COLBERT_BACKEND = "STRUCTFIRST_COLBERT_BACKEND"
 
 
 class EncoderNotFoundError(FileNotFoundError):
@@ -60,6 +69,16 @@ def env_dense_backend() -> DenseBackend | None:
             f"${ENV_DENSE_BACKEND}={value!r} is not one of {', '.join(DENSE_BACKENDS)}"
         )
     return cast(DenseBackend | None, value)
+
+
+def env_colbert_backend() -> ColbertBackend | None:
+    """The backend `$STRUCTFIRST_COLBERT_BACKEND` names, None when it is unset."""
+    value = os.environ.get(ENV_COLBERT_BACKEND) or None
+    if value is not None and value not in COLBERT_BACKENDS:
+        raise ValueError(
+            f"${ENV_COLBERT_BACKEND}={value!r} is not one of {', '.join(COLBERT_BACKENDS)}"
+        )
+    return cast(ColbertBackend | None, value)
 
 
 def packaged_minilm_dir() -> Path:
@@ -129,6 +148,7 @@ class EncoderConfig:
     partitions_per_sqrt: float | None = 4.0  # partitions: 2^round(log2(this * sqrt(vectors)))
     kmeans_sample_per_sqrt: float | None = 4.0  # passages sampled for k-means: this sqrt(120 N)
     dense_backend: DenseBackend = DEFAULT_DENSE_BACKEND  # what runs the dense encoder
+    colbert_backend: ColbertBackend = DEFAULT_COLBERT_BACKEND  # ColBERT's document encoder
 
     @classmethod
     def resolve(
@@ -167,13 +187,17 @@ class EncoderConfig:
 
         base = cls(dense_model=model, dense_kind=kind, pooling=_pooling_of(model),
                    colbert_checkpoint=checkpoint,
-                   dense_backend=env_dense_backend() or DEFAULT_DENSE_BACKEND)
+                   dense_backend=env_dense_backend() or DEFAULT_DENSE_BACKEND,
+                   colbert_backend=env_colbert_backend() or DEFAULT_COLBERT_BACKEND)
         if kind == "bge-m3":
             base = replace(base, pooling="cls", max_length=512)
         config = replace(base, **overrides)
         if config.dense_backend not in DENSE_BACKENDS:
             raise ValueError(f"dense backend {config.dense_backend!r} is not one of "
                              f"{', '.join(DENSE_BACKENDS)}")
+        if config.colbert_backend not in COLBERT_BACKENDS:
+            raise ValueError(f"colbert backend {config.colbert_backend!r} is not one of "
+                             f"{', '.join(COLBERT_BACKENDS)}")
         return config
 
     def dense_model_key(self) -> str:

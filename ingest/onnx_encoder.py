@@ -20,6 +20,7 @@ import os
 import shutil
 import tempfile
 import warnings
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -67,10 +68,29 @@ def _pooled_module(model: Any, pooling: str) -> Any:
     return Pooled().eval()
 
 
-def _export(config: EncoderConfig, out: Path) -> None:
-    """Write the export of `config` to `out` (for "onnx-int8" quantized per output channel)."""
+def export_module(module: Any, sample: tuple[Any, ...], input_names: list[str],
+                  output_axes: dict[int, str], out: Path, int8: bool) -> None:
+    """Trace `module` on `sample` into `out` (batch and token axes dynamic on every input, the
+    output's as `output_axes` names them); with `int8`, its MatMul weights quantized to int8 per
+    output channel."""
     import torch
     from onnxruntime.quantization import QuantType, quantize_dynamic
+
+    raw = out.parent / "fp32.onnx" if int8 else out
+    axes = {name: {0: "batch", 1: "tokens"} for name in input_names}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the TorchScript exporter's deprecation and trace notes
+        torch.onnx.export(
+            module, sample, str(raw), input_names=input_names, output_names=["output"],
+            dynamic_axes={**axes, "output": output_axes}, opset_version=OPSET, dynamo=False,
+        )
+    if int8:
+        # per channel: per-tensor scales gave a min cosine of 0.86 to torch's vectors, this 0.98
+        quantize_dynamic(str(raw), str(out), weight_type=QuantType.QInt8, per_channel=True)
+
+
+def _export(config: EncoderConfig, out: Path) -> None:
+    """Write the export of `config` to `out`."""
     from transformers import AutoModel, AutoTokenizer
 
     model = AutoModel.from_pretrained(config.dense_model, attn_implementation="eager").float()
@@ -78,18 +98,33 @@ def _export(config: EncoderConfig, out: Path) -> None:
         ["an example passage", "a second, longer example passage"], padding=True,
         return_tensors="pt",
     )
-    raw = out if config.dense_backend == "onnx" else out.parent / "fp32.onnx"
-    axes = {name: {0: "batch", 1: "tokens"} for name in INPUTS}
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # the TorchScript exporter's deprecation and trace notes
-        torch.onnx.export(
-            _pooled_module(model, config.pooling), tuple(sample[name] for name in INPUTS),
-            str(raw), input_names=list(INPUTS), output_names=["embedding"],
-            dynamic_axes={**axes, "embedding": {0: "batch"}}, opset_version=OPSET, dynamo=False,
-        )
-    if config.dense_backend == "onnx-int8":
-        # per channel: per-tensor scales gave a min cosine of 0.86 to torch's vectors, this 0.98
-        quantize_dynamic(str(raw), str(out), weight_type=QuantType.QInt8, per_channel=True)
+    export_module(_pooled_module(model, config.pooling), tuple(sample[name] for name in INPUTS),
+                  list(INPUTS), {0: "batch"}, out, config.dense_backend == "onnx-int8")
+
+
+def write_export(path: Path, write: Callable[[Path], None], what: str) -> Path:
+    """`path`, written first by `write(path)` if it is not there yet: in a temporary directory
+    renamed into place, so a crash leaves nothing half-written; failures name `path` and `what`."""
+    if path.is_file():
+        return path
+    set_offline()
+    path.parent.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=".export-", dir=path.parent.parent))
+    try:
+        write(tmp / path.name)
+        for scratch in tmp.iterdir():
+            if scratch.name != path.name:
+                scratch.unlink()
+        try:
+            tmp.rename(path.parent)
+        except OSError:  # another process exported it first
+            if not path.is_file():
+                raise
+    except Exception as exc:
+        raise OnnxExportError(f"{path}: exporting {what} to ONNX failed: {exc}") from exc
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    return path
 
 
 def export_onnx(config: EncoderConfig) -> Path:
@@ -98,56 +133,38 @@ def export_onnx(config: EncoderConfig) -> Path:
         raise ValueError(f"backend {config.dense_backend!r} is not an ONNX backend")
     if config.dense_kind != "flag":
         raise ValueError(f"the ONNX backends run kind 'flag' encoders, not {config.dense_kind!r}")
-    path = onnx_model_path(config)
-    if path.is_file():
-        return path
-    set_offline()
-    path.parent.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=".export-", dir=path.parent.parent))
+    return write_export(onnx_model_path(config), lambda out: _export(config, out),
+                        f"{config.dense_model} ({config.dense_backend})")
+
+
+def inference_session(path: Path) -> Any:
+    """An onnxruntime CPU session over the export at `path`, its threads torch's, not spinning."""
+    import onnxruntime as ort
+    import torch
+
+    options = ort.SessionOptions()
+    options.inter_op_num_threads = 1
+    options.intra_op_num_threads = torch.get_num_threads()  # one thread count for both
+    # idle threads sleep: spinning ones starve torch (ColBERT, other planes) in the same
+    # process; torch's query encoding interleaved with this one's took 502 ms median with
+    # spinning, 19 ms without
+    options.add_session_config_entry("session.intra_op.allow_spinning", "0")
     try:
-        _export(config, tmp / MODEL_FILE)
-        for scratch in tmp.iterdir():
-            if scratch.name != MODEL_FILE:
-                scratch.unlink()
-        try:
-            tmp.rename(path.parent)
-        except OSError:  # another process exported it first
-            if not path.is_file():
-                raise
+        return ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
     except Exception as exc:
         raise OnnxExportError(
-            f"{path}: exporting {config.dense_model} to ONNX ({config.dense_backend}) failed: "
-            f"{exc}"
+            f"{path}: cannot load this ONNX export ({exc}); delete {path.parent} "
+            "to export it again"
         ) from exc
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
-    return path
 
 
 class OnnxForward:
     """One onnxruntime session over the export; `__call__` returns normalized float32 rows."""
 
     def __init__(self, config: EncoderConfig, tokenizer: Any) -> None:
-        import onnxruntime as ort
-        import torch
-
         self.path = export_onnx(config)
         self.tokenizer = tokenizer
-        options = ort.SessionOptions()
-        options.inter_op_num_threads = 1
-        options.intra_op_num_threads = torch.get_num_threads()  # one thread count for both
-        # idle threads sleep: spinning ones starve torch (ColBERT, other planes) in the same
-        # process; torch's query encoding interleaved with this one's took 502 ms median with
-        # spinning, 19 ms without
-        options.add_session_config_entry("session.intra_op.allow_spinning", "0")
-        try:
-            self.session = ort.InferenceSession(str(self.path), options,
-                                                providers=["CPUExecutionProvider"])
-        except Exception as exc:
-            raise OnnxExportError(
-                f"{self.path}: cannot load this ONNX export ({exc}); delete {self.path.parent} "
-                "to export it again"
-            ) from exc
+        self.session = inference_session(self.path)
         self.dim = int(self.session.get_outputs()[0].shape[1] or 0)
 
     def __call__(self, texts: list[str], max_length: int) -> np.ndarray:
