@@ -1,7 +1,8 @@
 """Encoding for the main job, before and after, on the same sample in one run.
 
     python -m structfirst.eval.bench_encode [--sample 1000] [--seed 0] [--rounds 3]
-        [--queries data/queries/dev.jsonl] [--only dense|colbert] [--index DIR | SOURCE...]
+        [--queries data/queries/dev.jsonl] [--only dense|colbert-encoder|colbert]
+        [--index DIR | SOURCE...]
 
 The sample is `--sample` indexable passages drawn (seeded) from an index's snapshot (`--index`)
 or from the sources (default: the Title 11 editions and Regulations B/E/M, as the README's main
@@ -14,6 +15,13 @@ job ingests them). Then:
   top-1 equal and mean overlap of the top 10, counted over distinct texts (versions of a
   provision often share their text, and such ties may fall either way), and the min and mean
   cosine of each passage's two vectors;
+* ColBERT's document encoder: passages/s of each `COLBERT_BACKENDS` entry encoding the sample's
+  distinct texts through colbert-ai's `docFromText` as indexing calls it (batches of
+  `index_bsize`, each trimmed to its longest passage), timed in interleaved rounds, and its speed
+  relative to torch's; the min and mean cosine of each token vector to torch's; and, for the dev
+  questions (encoded by torch), how the MaxSim order of the sample under each backend's
+  document vectors agrees with torch's: top-1 equal, mean overlap of the top 10, and Kendall's
+  tau of the scores of torch's top `RERANK_CANDIDATES`;
 * ColBERT: build seconds, partitions and k-means sample of colbert-ai's own plan and of the
   corpus-sized plan (`EncoderConfig.partitions_per_sqrt`, `kmeans_sample_per_sqrt`), and each
   index's recall@100 of PLAID search against exhaustive MaxSim over the same index on the dev
@@ -135,6 +143,78 @@ def bench_dense(
     return rows
 
 
+RERANK_CANDIDATES = 50
+
+
+def bench_colbert_encoder(
+    docs: list[IndexableDoc], questions: list[str], out: Path, rounds: int
+) -> list[dict[str, Any]]:
+    """Each backend encodes the sample once per round, the backends interleaved within a round;
+    passages/s is that of the median round."""
+    import torch
+    from scipy.stats import kendalltau
+    from structfirst.ingest.colbert_index import (
+        colbert_settings,
+        import_colbert,
+        resolve_checkpoint,
+        unpadded_doc_batches,
+    )
+    from structfirst.ingest.colbert_onnx import doc_checkpoint_class
+    from structfirst.ingest.encoder_config import COLBERT_BACKENDS
+
+    config = EncoderConfig.resolve()
+    checkpoint = str(resolve_checkpoint(config, out / "cache"))
+    import_colbert()
+    settings = colbert_settings(config)
+    models = {b: doc_checkpoint_class(b)(checkpoint, colbert_config=settings, verbose=0)
+              for b in COLBERT_BACKENDS}
+    texts = list(dict.fromkeys(d.contents for d in docs))
+    seconds: dict[str, list[float]] = {b: [] for b in models}
+    vectors: dict[str, list[Any]] = {}
+    with unpadded_doc_batches():
+        for model in models.values():
+            model.docFromText(texts[:8], bsize=settings.index_bsize, keep_dims="flatten")
+        for _ in range(rounds):
+            for backend, model in models.items():
+                t0 = time.perf_counter()
+                flat, doclens = model.docFromText(texts, bsize=settings.index_bsize,
+                                                  keep_dims="flatten")
+                seconds[backend].append(time.perf_counter() - t0)
+                vectors[backend] = list(torch.split(flat.float(), doclens))
+    queries = models["torch"].queryFromText(questions, bsize=32).float()  # [q, tokens, dim]
+
+    def maxsim(docs_vectors: list[Any]) -> np.ndarray:  # [questions, passages]
+        return torch.stack([torch.einsum("qtd,nd->qtn", queries, d).max(-1).values.sum(-1)
+                            for d in docs_vectors], dim=1).numpy()
+
+    reference_scores = maxsim(vectors["torch"])
+    reference_order = np.argsort(-reference_scores, axis=1, kind="stable")
+    torch_median = float(np.median(seconds["torch"]))
+    rows = []
+    for backend in models:
+        cosines = torch.cat([(a * b).sum(-1) for a, b in zip(vectors[backend], vectors["torch"],
+                                                             strict=True)])
+        scores = maxsim(vectors[backend])
+        order = np.argsort(-scores, axis=1, kind="stable")
+        candidates = reference_order[:, :RERANK_CANDIDATES]
+        taus = [kendalltau(reference_scores[i, c], scores[i, c]).statistic
+                for i, c in enumerate(candidates)]
+        median = float(np.median(seconds[backend]))
+        rows.append({"bench": "colbert-encoder", "setting": backend, "passages": len(texts),
+                     "encode_seconds": [round(t, 2) for t in seconds[backend]],
+                     "passages_per_s": round(len(texts) / median, 1),
+                     "speed_vs_torch": round(torch_median / median, 2),
+                     "min_cosine": round(float(cosines.min()), 4),
+                     "mean_cosine": round(float(cosines.mean()), 4),
+                     "top1_same": round(float(np.mean(order[:, 0] == reference_order[:, 0])), 3),
+                     "top10_overlap": round(float(np.mean(
+                         [len(set(a[:10]) & set(b[:10])) / 10
+                          for a, b in zip(order, reference_order, strict=True)])), 3),
+                     f"kendall_tau@{RERANK_CANDIDATES}": round(float(np.mean(taus)), 3)})
+        print(json.dumps(rows[-1]), flush=True)
+    return rows
+
+
 def bench_colbert(
     docs: list[IndexableDoc], questions: list[str], out: Path
 ) -> list[dict[str, Any]]:
@@ -176,9 +256,10 @@ def main() -> None:
     ap.add_argument("--sample", type=int, default=1000)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--queries", type=Path, default=DEFAULT_QUERIES)
-    ap.add_argument("--only", choices=("dense", "colbert"))
+    ap.add_argument("--only", choices=("dense", "colbert-encoder", "colbert"))
     ap.add_argument("--index", type=Path, help="sample the passages of this index's snapshot")
-    ap.add_argument("--rounds", type=int, default=3, help="dense: interleaved timing rounds")
+    ap.add_argument("--rounds", type=int, default=3,
+                    help="dense, colbert-encoder: interleaved timing rounds")
     args = ap.parse_args()
     if args.index:
         docs = snapshot_sample(args.index, args.sample, args.seed)
@@ -191,6 +272,8 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="bench-encode-") as tmp:
         if args.only in (None, "dense"):
             rows += bench_dense(docs, questions, Path(tmp), args.rounds)
+        if args.only in (None, "colbert-encoder"):
+            rows += bench_colbert_encoder(docs, questions, Path(tmp), args.rounds)
         if args.only in (None, "colbert"):
             rows += bench_colbert(docs, questions, Path(tmp))
     print(f"\n{len(docs)} passages, {len(questions)} dev questions")

@@ -1,10 +1,11 @@
-"""ColBERT's document encoder at ingest through an int8 ONNX export (`colbert_backend` "onnx-int8").
+"""ColBERT's document encoder at ingest through ONNX (`colbert_backend` "onnx" or "onnx-int8").
 
 colbert-ai's `ColBERT.doc` computes `self.linear(self.bert(input_ids, attention_mask)[0])`, then
-zeroes punctuation and padding and L2-normalizes each token vector. `doc_checkpoint_class`
-"onnx-int8" is colbert-ai's `Checkpoint` whose `bert` is an onnxruntime session over an export of
-the checkpoint's own BERT followed by its own linear layer (MatMul weights int8 per output
-channel, see `structfirst.ingest.onnx_encoder.export_module`) and whose `linear` is the identity;
+zeroes punctuation and padding and L2-normalizes each token vector. `doc_checkpoint_class` of an
+ONNX backend is colbert-ai's `Checkpoint` whose `bert` is an onnxruntime session over an export of
+the checkpoint's own BERT followed by its own linear layer (float32 for "onnx"; for "onnx-int8"
+MatMul weights int8 per output channel, see `structfirst.ingest.onnx_encoder.export_module`) and
+whose `linear` is the identity;
 tokenization, the [D] marker, the masks, normalization, batching and everything after the
 encoder (k-means, compression, the index format) stay colbert-ai's. `doc_encoder_backend` has
 colbert-ai's indexer construct that class while it indexes.
@@ -36,6 +37,7 @@ from structfirst.ingest.onnx_encoder import (
 )
 
 DOC_INPUTS = ["input_ids", "attention_mask"]  # colbert-ai calls BERT without token_type_ids
+ONNX_BACKENDS = ("onnx", "onnx-int8")
 
 
 def doc_encoder_path(checkpoint: Path, backend: ColbertBackend) -> Path:
@@ -62,7 +64,7 @@ def _bert_then_linear(model: Any) -> Any:
 def export_doc_encoder(checkpoint: Any, checkpoint_dir: Path, backend: ColbertBackend) -> Path:
     """The export of the loaded colbert-ai `checkpoint` (from `checkpoint_dir`), written first if
     it is not in the cache yet."""
-    if backend != "onnx-int8":
+    if backend not in ONNX_BACKENDS:
         raise ValueError(f"colbert backend {backend!r} is not an ONNX backend")
 
     def write(out: Path) -> None:
@@ -70,7 +72,7 @@ def export_doc_encoder(checkpoint: Any, checkpoint_dir: Path, backend: ColbertBa
             ["an example passage", "a second, longer example passage"]
         )
         export_module(_bert_then_linear(checkpoint.model), tuple(sample), DOC_INPUTS,
-                      {0: "batch", 1: "tokens"}, out, int8=True)
+                      {0: "batch", 1: "tokens"}, out, int8=backend == "onnx-int8")
 
     return write_export(doc_encoder_path(checkpoint_dir, backend), write,
                         f"the ColBERT document encoder of {checkpoint_dir} ({backend})")
@@ -96,15 +98,15 @@ def _identity(x: Any) -> Any:
 
 
 @functools.cache
-def _onnx_doc_checkpoint() -> type:
+def _onnx_doc_checkpoint(backend: ColbertBackend) -> type:
     from colbert.modeling.checkpoint import Checkpoint
 
     class OnnxDocCheckpoint(Checkpoint):
-        """colbert-ai's Checkpoint with BERT + linear run by the "onnx-int8" export."""
+        """colbert-ai's Checkpoint with BERT + linear run by the export for `backend`."""
 
         def __init__(self, name: str, colbert_config: Any = None, verbose: int = 3) -> None:
             super().__init__(name, colbert_config, verbose)
-            self.onnx_bert = OnnxBert(export_doc_encoder(self, Path(name), "onnx-int8"))
+            self.onnx_bert = OnnxBert(export_doc_encoder(self, Path(name), backend))
 
         @property
         def bert(self) -> Any:
@@ -123,9 +125,9 @@ def doc_checkpoint_class(backend: ColbertBackend) -> type:
         from colbert.modeling.checkpoint import Checkpoint
 
         return Checkpoint
-    if backend == "onnx-int8":
-        return _onnx_doc_checkpoint()
-    raise ValueError(f"colbert backend {backend!r} is not one of torch, onnx-int8")
+    if backend in ONNX_BACKENDS:
+        return _onnx_doc_checkpoint(backend)
+    raise ValueError(f"colbert backend {backend!r} is not one of torch, {', '.join(ONNX_BACKENDS)}")
 
 
 @contextlib.contextmanager

@@ -17,10 +17,11 @@ variables, then the defaults.
   with int8 weights, the default). The backend is part of the model key, so an index records it
   and is searched with it;
 - `STRUCTFIRST_COLBERT_BACKEND`: what runs ColBERT's document encoder at ingest
-  (`COLBERT_BACKENDS`): "torch" (colbert-ai's checkpoint as loaded) or "onnx-int8" (BERT and
-  the linear projection of the same checkpoint as an int8 ONNX export, see
-  `structfirst.ingest.colbert_onnx`). Queries are always encoded by torch. The backend is part
-  of the ColBERT build key and recorded with the index.
+  (`COLBERT_BACKENDS`): "torch" (colbert-ai's checkpoint as loaded), "onnx" (BERT and the
+  linear projection of the same checkpoint as an onnxruntime export, see
+  `structfirst.ingest.colbert_onnx`, the default) or "onnx-int8" (that export with int8
+  weights). Queries are always encoded by torch. The backend is part of the ColBERT build key
+  and recorded with the index.
 
 A configured path that does not exist raises `EncoderNotFoundError` naming the path and the
 setting it came from.
@@ -40,9 +41,11 @@ DenseBackend = Literal["torch", "torch-int8", "onnx", "onnx-int8"]
 DENSE_BACKENDS: tuple[DenseBackend, ...] = ("torch", "torch-int8", "onnx", "onnx-int8")
 # onnx-int8: 2.8x torch's passages/s, dev dense-only nDCG@10 +0.016 [-0.008, +0.040] (docs/scale.md)
 DEFAULT_DENSE_BACKEND: DenseBackend = "onnx-int8"
-ColbertBackend = Literal["torch", "onnx-int8"]
-COLBERT_BACKENDS: tuple[ColbertBackend, ...] = ("torch", "onnx-int8")
-DEFAULT_COLBERT_BACKEND: ColbertBackend = "torch"
+ColbertBackend = Literal["torch", "onnx", "onnx-int8"]
+COLBERT_BACKENDS: tuple[ColbertBackend, ...] = ("torch", "onnx", "onnx-int8")
+# onnx: 2.3x torch's passages/s, token vectors and dev MaxSim orders as torch's; onnx-int8: 3.9x,
+# but its dev top-10 overlap with torch's MaxSim order is 0.87 (eval/bench_encode.py)
+DEFAULT_COLBERT_BACKEND: ColbertBackend = "onnx"
 
 ENV_DENSE_MODEL = "STRUCTFIRST_DENSE_MODEL"
 ENV_BGE_M3_PATH = "STRUCTFIRST_BGE_M3_PATH"

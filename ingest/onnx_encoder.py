@@ -11,7 +11,8 @@ holds the transformer, the pooling and the L2 normalization; "onnx-int8" quantiz
 weights to int8 per output channel (dynamic quantization: activations quantized per batch).
 An export is written to a temporary directory and renamed into place, so a crash never leaves a
 half-written model behind; a model that fails to export or load raises `OnnxExportError`
-naming its path.
+naming its path. `export_module`, `write_export` and `inference_session` serve ColBERT's
+document encoder (`structfirst.ingest.colbert_onnx`) as well.
 """
 
 from __future__ import annotations
@@ -108,9 +109,10 @@ def write_export(path: Path, write: Callable[[Path], None], what: str) -> Path:
     if path.is_file():
         return path
     set_offline()
-    path.parent.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=".export-", dir=path.parent.parent))
+    tmp: Path | None = None
     try:
+        path.parent.parent.mkdir(parents=True, exist_ok=True)
+        tmp = Path(tempfile.mkdtemp(prefix=".export-", dir=path.parent.parent))
         write(tmp / path.name)
         for scratch in tmp.iterdir():
             if scratch.name != path.name:
@@ -123,7 +125,8 @@ def write_export(path: Path, write: Callable[[Path], None], what: str) -> Path:
     except Exception as exc:
         raise OnnxExportError(f"{path}: exporting {what} to ONNX failed: {exc}") from exc
     finally:
-        shutil.rmtree(tmp, ignore_errors=True)
+        if tmp is not None:
+            shutil.rmtree(tmp, ignore_errors=True)
     return path
 
 

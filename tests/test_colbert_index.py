@@ -45,6 +45,7 @@ def test_build_writes_a_plaid_index(built: dict) -> None:
     assert figures["docs"] == len(legal_docs()) and figures["embeddings"] > figures["docs"]
     meta = json.loads((built["dir"] / META_FILE).read_text())
     assert meta["default_checkpoint"] and not Path(meta["checkpoint"]).is_absolute()
+    assert meta["encoder"]["colbert_backend"] == figures["backend"] == "onnx"  # the default
     checkpoint = (built["dir"] / meta["checkpoint"]).resolve()
     assert checkpoint.parent == built["index_dir"] / "cache" / "colbert"
     assert (checkpoint / "artifact.metadata").is_file()
