@@ -48,6 +48,7 @@ from structfirst.eval import metrics as M
 from structfirst.eval.batch_runner import AskJob, BatchRunner
 from structfirst.eval.query_set import (
     QUERY_TYPES,
+    VERDICT_VALUES,
     Query,
     QuerySetError,
     Run,
@@ -66,8 +67,6 @@ PROTOCOLS = {
     "oracle-filters": "the engine receives the question, the case date and the gold "
     "jurisdiction of each query (oracle hard filters)",
 }
-# the index sub-directory a plane or reranker needs in the snapshot
-_TRI = {"true": True, "false": False, "undetermined": "undetermined"}
 
 
 class AblationError(ValueError):
@@ -123,11 +122,11 @@ def bundle_verdicts(verdicts: Sequence[dict[str, Any]]) -> dict[str, bool | str]
     by_id: dict[str, bool | str] = {}
     for v in verdicts:
         for sub in (v.get("supporting") or {}).values():
-            if sub.get("verdict") in _TRI:
-                by_id.setdefault(sub["rule"], _TRI[sub["verdict"]])
+            if sub.get("verdict") in VERDICT_VALUES:
+                by_id.setdefault(sub["rule"], VERDICT_VALUES[sub["verdict"]])
     for v in verdicts:
-        if v.get("kind") != "parameter" and v.get("verdict") in _TRI:
-            by_id[v["rule"]] = _TRI[v["verdict"]]
+        if v.get("kind") != "parameter" and v.get("verdict") in VERDICT_VALUES:
+            by_id[v["rule"]] = VERDICT_VALUES[v["verdict"]]
     return by_id
 
 

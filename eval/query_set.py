@@ -284,6 +284,11 @@ def load_queries(paths: str | Path | Iterable[str | Path]) -> list[Query]:
     return out
 
 
+# a labeled verdict as written -> as the labels hold it
+VERDICT_VALUES: dict[str, bool | str] = {"true": True, "false": False,
+                                         "undetermined": "undetermined"}
+
+
 @dataclass(frozen=True, slots=True)
 class VerdictQuestion:
     """A question labeled with one rule's verdict and the facts it states, no relevance labels:
@@ -306,11 +311,12 @@ def load_verdict_questions(path: Path) -> list[VerdictQuestion]:
     out = []
     for i, e in enumerate(entries, 1):
         missing = sorted({"rule", "as_of", "text", "verdict", "facts"} - set(e))
-        if missing or e["verdict"] not in _TRI or not isinstance(e["as_of"], date):
+        if missing or e["verdict"] not in VERDICT_VALUES or not isinstance(e["as_of"], date):
             raise QuerySetError(path, None, f"question {i}: needs rule, as_of (a date), text, "
-                                f"facts and a verdict of {sorted(_TRI)} (missing: {missing})")
+                                f"facts and a verdict of {sorted(VERDICT_VALUES)} "
+                                f"(missing: {missing})")
         out.append(VerdictQuestion(f"{path.stem}-{i}", e["text"], e["as_of"], dict(e["facts"]),
-                                   {e["rule"]: _TRI[e["verdict"]]}))
+                                   {e["rule"]: VERDICT_VALUES[e["verdict"]]}))
     return out
 
 
@@ -327,7 +333,7 @@ def verdict_disagreements(queries: Iterable[Query | VerdictQuestion],
         for rid, want in q.expected_verdicts.items():
             v = got.get(rid)
             shown = v.verdict.value if v is not None else "no such rule"
-            if v is None or _TRI[shown] != want:
+            if v is None or VERDICT_VALUES[shown] != want:
                 missing = f" (missing: {', '.join(v.missing_facts)})" if v and v.missing_facts \
                     else ""
                 out.append(f"{q.qid}: {rid} is labeled {_shown(want)}, the library on the gold "
@@ -335,7 +341,6 @@ def verdict_disagreements(queries: Iterable[Query | VerdictQuestion],
     return out
 
 
-_TRI: dict[str, bool | str] = {"true": True, "false": False, "undetermined": "undetermined"}
 
 
 def _shown(v: bool | str) -> str:

@@ -29,6 +29,7 @@ from structfirst.eval.ablation import bundle_verdicts
 from structfirst.eval.build_query_set import QUERIES_DIR
 from structfirst.eval.query_set import (
     SPLITS,
+    VERDICT_VALUES,
     Query,
     QuerySetError,
     VerdictQuestion,
@@ -38,14 +39,12 @@ from structfirst.eval.query_set import (
 from structfirst.rules.evaluator import evaluate
 from structfirst.rules.library_loader import Library, default_library
 
-_TRI = {"true": True, "false": False, "undetermined": "undetermined"}
-
 
 def gold_verdicts(lib: Library, q: Query | VerdictQuestion) -> dict[str, bool | str]:
     """The labeled rules evaluated on the gold facts."""
     rules = [r for rid in q.expected_verdicts for r in lib.versions(rid)]
     got = evaluate(rules, q.facts, q.as_of, library=lib)
-    return {v.rule_id: _TRI[v.verdict.value] for v in got}
+    return {v.rule_id: VERDICT_VALUES[v.verdict.value] for v in got}
 
 
 def engine_verdicts(lib: Library, q: Query | VerdictQuestion) -> tuple[dict[str, bool | str], dict]:
