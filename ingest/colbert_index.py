@@ -42,9 +42,9 @@ backend, colbert-ai's version and every passage in order (`build_key`), and kept
 of an earlier one (say, with only a new dense encoder) copies that index instead of encoding
 and clustering again.
 
-colbert-ai compiles four small C++ extensions (segmented_maxsim, filter_pids,
-decompress_residuals, segmented_lookup) with torch's cpp_extension and ninja the first time they
-are used (about two minutes on two cores; cached under ~/.cache/torch_extensions afterwards).
+The k-means sample's passages are encoded once (`sample_encoded_once`), not once for k-means
+and again in the index pass as colbert-ai would. colbert-ai's C++ extensions compile in a
+background process from `prepare` on (`structfirst.ingest.colbert_extensions`).
 """
 
 from __future__ import annotations
@@ -63,6 +63,7 @@ from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
+from structfirst.ingest.colbert_extensions import BuildProcess, start_build
 from structfirst.ingest.colbert_onnx import doc_encoder_backend
 from structfirst.ingest.dense_index import default_cache_dir
 from structfirst.ingest.encoder_config import (
@@ -161,6 +162,12 @@ def kmeans_sample_size(num_passages: int, config: EncoderConfig) -> int:
     return min(num_passages, 1 + int(factor * math.sqrt(TYPICAL_DOCLEN * num_passages)))
 
 
+def kmeans_sample_pids(num_passages: int, config: EncoderConfig) -> set[int]:
+    """The passage ids sampled to train k-means (`kmeans_sample_size` of them, seeded)."""
+    size = kmeans_sample_size(num_passages, config)
+    return set(random.Random(KMEANS_SAMPLE_SEED).sample(range(num_passages), size))
+
+
 @contextlib.contextmanager
 def corpus_sized_kmeans(config: EncoderConfig) -> Iterator[None]:
     """While indexing, sample and partition by `kmeans_sample_size` and `partition_count`
@@ -170,9 +177,7 @@ def corpus_sized_kmeans(config: EncoderConfig) -> Iterator[None]:
     sample_pids, save_plan = CollectionIndexer._sample_pids, CollectionIndexer._save_plan
 
     def _sample_pids(self: Any) -> set[int]:
-        num_passages = len(self.collection)
-        size = kmeans_sample_size(num_passages, config)
-        return set(random.Random(KMEANS_SAMPLE_SEED).sample(range(num_passages), size))
+        return kmeans_sample_pids(len(self.collection), config)
 
     def _save_plan(self: Any) -> None:
         self.num_partitions = partition_count(self.num_embeddings_est, config)
@@ -183,6 +188,67 @@ def corpus_sized_kmeans(config: EncoderConfig) -> Iterator[None]:
         yield
     finally:
         CollectionIndexer._sample_pids, CollectionIndexer._save_plan = sample_pids, save_plan
+
+
+@contextlib.contextmanager
+def sample_encoded_once() -> Iterator[None]:
+    """While indexing, encode the k-means sample's passages once, not twice.
+
+    colbert-ai encodes the sampled passages to train k-means, then every passage again in the
+    index pass. Here the sample's vectors are kept from the first pass in float16, as colbert-ai
+    stores them (on CPU the index pass halves each chunk before compressing it), and handed back
+    in the encoder's dtype in the second, which encodes only the other passages.
+    """
+    import torch
+    from colbert.indexing.collection_encoder import CollectionEncoder
+    from colbert.indexing.collection_indexer import CollectionIndexer
+
+    encode = CollectionEncoder.encode_passages
+    sample_embeddings = CollectionIndexer._sample_embeddings
+    kept: dict[str, Any] = {}  # passage text -> its vectors, float16
+    dtype: Any = None  # the encoder's
+    recording = False
+
+    def _sample_embeddings(self: Any, sampled_pids: set[int]) -> Any:
+        nonlocal recording
+        recording = True
+        try:
+            return sample_embeddings(self, sampled_pids)
+        finally:
+            recording = False
+
+    def encode_passages(self: Any, passages: list[str]) -> Any:
+        nonlocal dtype
+        if recording or not any(passage in kept for passage in passages):
+            embs, doclens = encode(self, passages)
+            if recording and embs is not None:
+                dtype = embs.dtype
+                for passage, vectors in zip(passages, torch.split(embs, doclens), strict=True):
+                    kept[passage] = vectors.half()
+            return embs, doclens
+        fresh = [passage for passage in passages if passage not in kept]
+        encoded: dict[str, Any] = {}
+        if fresh:
+            embs, doclens = encode(self, fresh)
+            encoded = dict(zip(fresh, torch.split(embs, doclens), strict=True))
+        parts = [encoded[p] if p in encoded else kept[p].to(dtype) for p in passages]
+        return torch.cat(parts), [part.size(0) for part in parts]
+
+    CollectionEncoder.encode_passages = encode_passages
+    CollectionIndexer._sample_embeddings = _sample_embeddings
+    try:
+        yield
+    finally:
+        CollectionEncoder.encode_passages = encode
+        CollectionIndexer._sample_embeddings = sample_embeddings
+
+
+def passages_to_encode(passages: Sequence[str], config: EncoderConfig) -> int:
+    """How many passages an index build encodes: the k-means sample, then every passage whose
+    text is not in it (`sample_encoded_once`)."""
+    sample = kmeans_sample_pids(len(passages), config)
+    sampled = {passages[pid] for pid in sample}
+    return len(sample) + sum(passage not in sampled for passage in passages)
 
 
 @contextlib.contextmanager
@@ -286,6 +352,11 @@ class ColbertIndexBuilder:
         self.cache_dir = cache_dir
         self.verbose = verbose
         self.progress = progress
+        self._extensions: BuildProcess | None = None
+
+    def prepare(self) -> None:
+        """Start compiling colbert-ai's C++ extensions in the background; `build` waits."""
+        self._extensions = start_build()
 
     def build(self, docs: Sequence[IndexableDoc], out_dir: Path) -> dict[str, Any]:
         started = time.perf_counter()
@@ -299,6 +370,9 @@ class ColbertIndexBuilder:
             )
         else:
             figures = {"embeddings": 0, "partitions": 0}
+        if self._extensions is not None:
+            self._extensions.wait()
+            self._extensions = None
         (out_dir / DOCIDS_FILE).write_text(json.dumps([doc.version_id for doc in docs]))
         figures = {"docs": len(docs), **figures,
                    "seconds": round(time.perf_counter() - started, 3)}
@@ -361,11 +435,10 @@ class ColbertIndexBuilder:
                         avoid_fork_if_possible=True)
         # colbert-ai prints its progress (and the k-means residuals) on stdout: keep it in a log
         log_path = index_path.parent / "build.log"
-        # every passage is encoded once, the k-means sample once more before that
-        total = len(passages) + kmeans_sample_size(len(passages), self.config)
+        total = passages_to_encode(passages, self.config)
         with COLBERT_RUN_LOCK, Run().context(run), unpadded_doc_batches(), \
                 doc_encoder_backend(self.config.colbert_backend), \
-                corpus_sized_kmeans(self.config), \
+                corpus_sized_kmeans(self.config), sample_encoded_once(), \
                 StepProgress("colbert: encoding", total, self.progress) as step, \
                 counted_doc_batches(step.advance), \
                 log_path.open("w") as log, contextlib.redirect_stdout(log):
@@ -376,4 +449,5 @@ class ColbertIndexBuilder:
         return {"backend": self.config.colbert_backend,
                 "embeddings": meta["num_embeddings"], "partitions": meta["num_partitions"],
                 "kmeans_sample": kmeans_sample_size(len(passages), self.config),
+                "passages_encoded": step.done,
                 "avg_doclen": round(meta["avg_doclen"], 1)}

@@ -32,7 +32,11 @@ class IndexableDoc:
 
 
 class IndexBuilder(Protocol):
-    """Builds one index inside a snapshot directory."""
+    """Builds one index inside a snapshot directory.
+
+    A builder may also have `prepare()`, which the pipeline calls before parsing, to start work
+    that does not need the documents (the ColBERT builder compiles its C++ extensions there).
+    """
 
     name: str  # also the sub-directory of the snapshot the index is written to
 

@@ -475,6 +475,10 @@ def ingest(
     console = console or Console(stderr=True)
     warnings = list(notes)
 
+    for builder in builders:
+        prepare = getattr(builder, "prepare", None)
+        if prepare is not None:
+            prepare()
     with staging(index_dir, snapshot_id) as stage:
         t0 = time.perf_counter()
         docs, source_rows, parse_warnings = parse_sources(files, options, progress, console, ray)

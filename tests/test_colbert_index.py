@@ -26,6 +26,7 @@ from structfirst.ingest.colbert_index import (
     ColbertIndexBuilder,
     kmeans_sample_size,
     partition_count,
+    passages_to_encode,
     unpadded_doc_batches,
 )
 from structfirst.ingest.encoder_config import EncoderConfig
@@ -68,6 +69,25 @@ def test_unpadded_doc_batches_leave_the_vectors_as_they_were(built: dict) -> Non
         trimmed, trimmed_lengths = checkpoint.docFromText(texts, bsize=4, keep_dims="flatten")
     assert trimmed_lengths == lengths
     assert torch.allclose(trimmed, padded, atol=1e-5)
+
+
+def test_each_passage_is_encoded_once(built: dict) -> None:
+    # the fixture is small enough that k-means samples every passage: the index pass encodes
+    # none of them again, it takes the sample's vectors
+    docs = legal_docs()
+    assert built["figures"]["kmeans_sample"] == len(docs)
+    assert built["figures"]["passages_encoded"] == len(docs) == passages_to_encode(
+        [d.contents for d in docs], EncoderConfig.resolve())
+
+
+def test_the_index_holds_one_encoding_pass_of_every_passage(built: dict) -> None:
+    searcher = built["plane"].searcher
+    texts = [doc.contents for doc in legal_docs()]
+    vectors, lengths = searcher.checkpoint.docFromText(texts, bsize=8, keep_dims="flatten")
+    stored = searcher.ranker.embeddings.codes[: sum(lengths)]  # colbert-ai pads the end
+    assert searcher.ranker.doclens.tolist() == lengths
+    codes = searcher.ranker.codec.compress_into_codes(vectors.half(), out_device="cpu")
+    assert (codes == stored).float().mean() > 0.99  # a near tie may fall either way
 
 
 @pytest.mark.parametrize("exact_limit", [512, 1], ids=["exhaustive", "plaid-filter_fn"])
