@@ -7,8 +7,10 @@
    Amendment notices, the US Code's `uscTable*`/`tbl*` tables and anything else are skipped,
    each with its reason (logged, and listed in `SnapshotInfo.skipped`). A file named on the
    command line that cannot be ingested is an error. Identical files (same sha256) are read once.
-2. Parses each source in turn (a rich progress bar), links defined-term uses per edition; with
-   `ray` (a `RayIngest`) one Ray task per source file, gathered in input order.
+2. Lets each index builder that has `prepare()` start its document-free work (the ColBERT
+   builder's C++ extensions compile meanwhile), then parses each source in turn (a rich
+   progress bar), links defined-term uses per edition; with `ray` (a `RayIngest`) one Ray task
+   per source file, gathered in input order.
 3. Collapses editions into versions (`structfirst.ingest.versioning`), extracts text facts
    from each version's text.
 4. Writes the DuckDB store, the citation graph and each index (`IndexBuilder`) into a staged
