@@ -160,7 +160,9 @@ def test_every_expected_verdict_is_the_librarys_on_the_gold_facts() -> None:
     assert verdict_disagreements(queries, default_library()) == []
 
 
-@pytest.mark.parametrize(("name", "count"), [("verdict_dev", 69), ("verdict_check", 60)])
+@pytest.mark.parametrize(
+    ("name", "count"), [("verdict_dev", 69), ("verdict_dev2", 87), ("verdict_check", 60)]
+)
 def test_every_verdict_question_of_the_rules_sets_is_the_librarys_on_its_facts(
     name: str, count: int,
 ) -> None:
