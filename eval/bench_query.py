@@ -25,7 +25,8 @@ When the snapshot has a dense index, the `full` configuration is timed as well.
 With several `--index`, each is benchmarked in its own process (so that one's memory does not
 count in the other's), one after the other with the same questions, and a side-by-side table
 follows: versions, the configuration's median and p95, lexical and parse+filter p95, the warm
-RSS and the RSS per thousand versions.
+RSS and the RSS per thousand versions, and what each snapshot's ingest took and left (seconds
+per stage, passages, ColBERT vectors, MiB on disk per part).
 """
 
 from __future__ import annotations
@@ -182,8 +183,24 @@ def summary(
     }
 
 
+def snapshot_figures(snapshot: Path) -> dict[str, float | int]:
+    """What the ingest of a snapshot took and left behind: its passages and ColBERT token
+    vectors, the seconds of each ingest stage (`meta.json`) and the MiB on disk of each part."""
+    meta = json.loads((snapshot / "meta.json").read_text())
+    row: dict[str, float | int] = {
+        "passages": meta["counts"].get("indexable_docs", 0),
+        "colbert_vectors": meta["indexes"].get("colbert", {}).get("embeddings", 0),
+    }
+    row |= {f"ingest_{stage}_s": round(seconds, 1) for stage, seconds in meta["seconds"].items()}
+    for part in sorted(snapshot.iterdir()):
+        files = [part] if part.is_file() else [f for f in part.rglob("*") if f.is_file()]
+        row[f"{part.name}_mib"] = round(sum(f.stat().st_size for f in files) / 2**20, 1)
+    return row
+
+
 def compare(argv: list[str], indexes: list[Path]) -> int:
-    """Run each index in its own process, then print the side-by-side table."""
+    """Run each index in its own process, then print the side-by-side table (one column per
+    index)."""
     rows = []
     with tempfile.TemporaryDirectory(prefix="bench-query-") as tmp:
         for n, index in enumerate(indexes):
@@ -193,10 +210,11 @@ def compare(argv: list[str], indexes: list[Path]) -> int:
                    "--summary-json", str(out), *rest]
             subprocess.run(cmd, check=True)
             rows.append(json.loads(out.read_text()))
-    keys = list(rows[0])
-    print("\n" + " | ".join(keys))
-    for row in rows:
-        print(" | ".join(str(row[k]) for k in keys))
+    keys = list(dict.fromkeys(key for row in rows for key in row))
+    print("\n| figure | " + " | ".join(f"index {n + 1}" for n in range(len(rows))) + " |")
+    print("|---" * (len(rows) + 1) + "|")
+    for key in keys:
+        print(f"| {key} | " + " | ".join(str(row.get(key, "–")) for row in rows) + " |")
     return 0
 
 
@@ -243,6 +261,7 @@ def main(argv: list[str] | None = None) -> int:
         )
         if args.summary_json:
             row = summary(index, len(engine.catalog.versions), cfg.name, times, rss_warm)
+            row |= snapshot_figures(engine.snapshot.path)
             args.summary_json.write_text(json.dumps(row))
     if "full" not in args.config.split(","):
         if (engine.snapshot.path / "dense").is_dir():

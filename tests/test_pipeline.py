@@ -6,6 +6,7 @@ from datetime import date
 from pathlib import Path
 
 import pytest
+from structfirst.eval.bench_query import snapshot_figures
 from structfirst.ingest.duckdb_store import connect_readonly, get_artifacts, valid_version_ids
 from structfirst.ingest.lucene_index import LuceneIndexBuilder, read_docids
 from structfirst.ingest.model import IngestError
@@ -59,6 +60,17 @@ def test_lexical_index_is_built_inside_the_snapshot(ingested):
     assert info.indexes["lucene"]["docs"] == len(docids) > 4000
     assert info.counts["indexable_docs"] >= len(docids)
     assert any(d.startswith("/us/usc/t11/s547/c/9@") for d in docids)
+
+
+def test_bench_query_reports_what_the_ingest_took_and_left(ingested):
+    info, _ = ingested
+    figures = snapshot_figures(info.path)
+    assert figures["passages"] == info.counts["indexable_docs"]
+    assert figures["colbert_vectors"] == 0  # no ColBERT index in this snapshot
+    assert figures["ingest_index:lucene_s"] == round(info.seconds["index:lucene"], 1)
+    lucene_bytes = sum(f.stat().st_size for f in (info.path / "lucene").rglob("*") if f.is_file())
+    assert figures["lucene_mib"] == round(lucene_bytes / 2**20, 1) > 0
+    assert figures["store.duckdb_mib"] > 0 and "meta.json_mib" in figures
 
 
 def test_indexable_docs_carry_citation_heading_and_chapeaus(corpus):
