@@ -71,7 +71,9 @@ AMOUNT_RE = re.compile(
     r"|(?<![\w$.,])(?P<num2>\d{1,3}(?:,\d{3})+|\d+)(?P<dec2>\.\d{1,2})?"
     r"(?:\s+(?P<mult2>thousand|million|billion))?\s+(?:dollars|USD)\b"
     # "twenty thousand dollars", "five hundred dollars", "a million dollars"
-    rf"|(?<![\w$-])(?P<words>{_WORD_NUM})(?:\s+(?P<mult3>thousand|million|billion))?\s+dollars\b",
+    rf"|(?<![\w$-])(?P<words>{_WORD_NUM})(?:\s+(?P<mult3>thousand|million|billion))?\s+dollars\b"
+    # "8.5k", "18.6K" without a dollar sign (not "401k")
+    r"|(?<![\w$.,])(?!401k)(?P<num4>\d{1,3})(?P<dec4>\.\d{1,2})?(?P<mult4>k)\b",
     re.I,
 )
 # where an amount may start: the words before an amount reach it ("wages of thirteen ...")
@@ -85,7 +87,7 @@ _MULT = {"k": 1_000, "thousand": 1_000, "m": 1_000_000, "mm": 1_000_000, "millio
 _APOS = "['’]"
 _OWNER = (r"(?:(?:the|an?|its|his|her|their|the\s+debtor" + _APOS + r"?s|(?:her|his|their|the)\s+"
           r"(?:employer|company|business)" + _APOS + r"s|the\s+company" + _APOS + r"s)\s+)?")
-_WHEN = r"(?:(?:[A-Z][a-z]+\s+)?\d{4}\s+)?"  # "the May 2010 filing"
+_WHEN = r"(?:(?:(?:[A-Z][a-z]+\s+)?\d{4}|\d{1,2}/\d{1,2}/\d{2,4})\s+)?"  # "the May 2010 filing"
 _ANCHOR = (
     r"(?P<anchor>" + _OWNER + _WHEN +
     r"(?:(?P<relief>(?:entry\s+of\s+the\s+)?order\s+for\s+relief)|"
@@ -93,15 +95,21 @@ _ANCHOR = (
     r"bankruptcy(?:\s+(?:filing|petition|case))?|case\s+(?:was\s+)?filed|"
     r"date\s+of\s+(?:the\s+)?(?:filing|petition)(?:\s+of\s+the\s+petition)?|"
     r"commencement\s+of\s+the\s+case)|chapter\s+\d+\b|"
-    r"(?:it|he|she|they|the\s+debtor|the\s+company|the\s+debtors|the\s+\w+)\s+filed))"
+    r"(?:I|we|you|it|he|she|they|the\s+debtor|the\s+company|the\s+debtors|the\s+\w+)\s+"
+    r"(?:filed|filing)|that\b|then\b))"
 )
 _UNITS = r"(?P<unit>days?|weeks?|months?|years?)"
+# "ten weeks (70 days) before", "a month before (30 days)": the days in parentheses are exact
+_EXACT_DAYS = (r"(?:\s*\((?:exactly\s+|about\s+|roughly\s+|i\.e\.,?\s+)?(?P<{}>\d+)"
+               r"\s+days?\))?")
 DURATION_RE = re.compile(
-    rf"\b(?P<n>{NUM})[\s-]+{_UNITS}\s+"
-    r"(?:(?:before|prior\s+to|preceding|ahead\s+of)\s+" + _ANCHOR +
+    rf"\b(?P<n>{NUM})(?P<half>\s+and\s+a\s+half)?[\s-]+{_UNITS}" + _EXACT_DAYS.format("x1") +
+    r"\s+(?:(?:before|prior\s+to|preceding|ahead\s+of)\s+" + _ANCHOR +
     r"|(?P<pre>pre-?petition|before\s+bankruptcy)"
-    r"|(?P<bare>earlier|before)(?=\s*,|\s+(?:it|he|she|they|the\s+\w+)\s+(?:paid|repaid|made|"
-    r"transferred|took|charged|ran|bought|gave)\b)"
+    r"|(?P<bare>earlier|before|prior)" + _EXACT_DAYS.format("x2") +
+    r"(?=\s*(?:[,.;)]|$)|\s+(?:I|we|you|it|he|she|they|the\s+\w+)(?:['’]d)?\s+(?:paid|repaid|"
+    r"made|transferred|took|charged|ran|bought|gave|spent|pulled|wired|sent|financed|"
+    r"purchased|borrowed|obtained)\b)"
     r"|(?P<later>later),?\s+(?:it|he|she|they|the\s+\w+)\s+filed\b"
     r"|(?P<ago>ago)\b)"
     # "within the last 60 days", "in the prior 60 days", "in the last month" (one month)
@@ -312,13 +320,10 @@ class FactReader:
                 continue
             if m["n"] is not None and hedged(span) is None:
                 continue
-            n, unit = ((m["n"], m["unit"]) if m["n"] is not None else
-                       (m["n2"], m["unit2"]) if m["n2"] is not None else ("one", m["unit1"]))
-            unit = unit.lower().rstrip("s")
             spec = duration_words.nearest(span, sentences) or c["default"]
             if spec is not None:
-                add(spec, number_value(n) * _UNIT_DAYS[unit], span,
-                    approximate=unit in ("month", "year") or bool(hedged(span)))
+                days, approximate = _duration_days(m)
+                add(spec, days, span, approximate=approximate or bool(hedged(span)))
 
         for spec, rx, hints in c["counts"]:
             if hints and not any(h in low for h in hints):
@@ -365,6 +370,19 @@ class FactReader:
             rx = re.compile("|".join(f"(?P<a{i}>{p})" for i, (_, p) in enumerate(after)), re.I)
             got = c["after_rx"][off] = (rx, [spec for spec, _ in after])
         return got
+
+
+def _duration_days(m: re.Match[str]) -> tuple[int, bool]:
+    """The days of a DURATION_RE match and whether they are approximate (months and years;
+    exact days in parentheses win: "six and a half weeks earlier (45 days)")."""
+    exact = m["x1"] or m["x2"]
+    if exact:
+        return int(exact), False
+    n, unit = ((m["n"], m["unit"]) if m["n"] is not None else
+               (m["n2"], m["unit2"]) if m["n2"] is not None else ("one", m["unit1"]))
+    unit = unit.lower().rstrip("s")
+    days = (number_value(n) + (0.5 if m["half"] else 0)) * _UNIT_DAYS[unit]
+    return round(days), unit in ("month", "year") or bool(m["half"])
 
 
 class _Keywords:
@@ -462,6 +480,8 @@ def _amount_value(m: re.Match[str]) -> int | float:
         num, dec, mult = m["num"], m["dec"], m["mult"]
     elif m["num2"]:
         num, dec, mult = m["num2"], m["dec2"], m["mult2"]
+    elif m["num4"]:
+        num, dec, mult = m["num4"], m["dec4"], m["mult4"]
     else:
         num, dec, mult = str(number_value(m["words"])), None, m["mult3"]
     value = float(num.replace(",", "") + (dec or ""))

@@ -168,3 +168,42 @@ def test_a_phrase_is_not_both_the_keyword_and_the_fact(lib: Library) -> None:
     chosen = {r.id for r in select_rules(lib, (), [], facts, p.words_besides_facts())}
     assert "s109.e.eligible" not in chosen
     assert "s109.e.eligible" in {r.id for r in select_rules(lib, (), [], facts, p.question)}
+
+
+@pytest.mark.parametrize(
+    ("question", "value"),
+    [
+        ("The shop filed on 4/2/19.", date(2019, 4, 2)),
+        ("The shop filed on 12-30-2011.", date(2011, 12, 30)),
+        ("The shop filed in March 2014 (the 3rd).", date(2014, 3, 3)),
+        ("The shop filed in March 2014 (3/9).", date(2014, 3, 9)),
+        ("Back in '88 the shop filed on October 5.", date(1988, 10, 5)),
+    ],
+)
+def test_short_years_dashed_days_and_days_of_a_named_month_or_year(question: str,
+                                                                   value: date) -> None:
+    assert parse(question).fact_values()["filing_date"] == value
+
+
+def test_a_day_without_a_year_needs_one_named_year() -> None:
+    assert "filing_date" not in parse("The shop filed on October 5.").fact_values()
+
+
+@pytest.mark.parametrize(
+    ("question", "days"),
+    [
+        ("The debtor filed in May. Two and a half weeks earlier it paid the bank.", 18),
+        ("She paid the bank a month before (31 days), when she was insolvent.", 31),
+        ("About nine weeks (60 days) before she filed, she paid the bank.", 60),
+        ("We filed last spring. Ten days before that we paid the bank.", 10),
+        ("Eight days before I filed I paid the bank.", 8),
+        ("The company filed in June; it paid the bank twelve days prior.", 12),
+    ],
+)
+def test_durations_with_halves_exact_days_and_more_anchors(question: str, days: int) -> None:
+    assert parse(question).fact_values()["days_before_filing"] == days
+
+
+def test_thousands_written_with_k_and_no_dollar_sign() -> None:
+    p = parse("The debtor repaid 7.5k to a vendor and put 3k in a 401k.")
+    assert p.fact_values()["transfer_amount"] == 7500
