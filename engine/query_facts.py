@@ -122,7 +122,8 @@ _SENTENCE_BREAK = re.compile(r"[?!;]|\.(?=\s+[A-Z])|\n")
 # "Was the debtor insolvent?": a yes/no question about the fact asserts nothing
 _YESNO_LEAD = re.compile(
     r"\s*(?:is|was|were|are|am|(?:does|do|did|would|will|could)\s+(?:it|he|she|they|this|that|"
-    r"the\s+\w+)\s+(?:count|qualify|rank)\s+as)\b(?:(?!\b(?:when|while|after|before|because|if|since|"
+    r"the\s+\w+)\s+(?:count|qualify|rank)\s+as|(?:would|will|could|might)\s+(?:it|he|she|they|"
+    r"this|that|the(?:\s+\w+){1,3})\s+be)\b(?:(?!\b(?:when|while|after|before|because|if|since|"
     r"that|which|who|whom|where|whose)\b)[^,;:]){0,80}$",
     re.I,
 )
