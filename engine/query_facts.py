@@ -3,7 +3,7 @@
 `FactReader(vocabulary).transform(question, dates, excluded, bankruptcy)` returns the facts a
 question states and the warnings. What each fact is and how a question states it comes from
 the declarations (`stated` in the library's `facts.toml`); this module holds only the
-grammar every fact shares: numbers, dollar amounts ("$12k", "twenty thousand dollars"),
+grammar every fact shares: numbers, dollar amounts ("$12k", "8.5k", "twenty thousand dollars"),
 durations before the filing or the order for relief, bounds ("less than", "within 90 days"),
 hedges ("about $40,000": an approximate fact in a statement, no fact in a question), and yes/no
 questions that ask about a fact rather than state it ("Is he an insider?", "Does it count as
@@ -15,10 +15,12 @@ an insider?", in any sentence).
   such as "exactly" between); an amount with a bound ("less than $7,575") is no fact; an
   amount the declared `less` words follow ("$15,000 of that is covered by a lien") is taken
   off the fact's amount.
-- durations: "N days/weeks/months/years before the petition / the order for relief / filing",
-  "N days earlier", "N days ago", "within/in the last/prior N days", "in the last month",
-  "N months later ... filed"; the duration fact whose keywords occur nearest in the sentence
-  takes it, else the default one. Weeks x 7, months x 30, years x 365 (`approximate=True`).
+- durations: "N days/weeks/months/years before the petition / the order for relief / filing /
+  I filed / that", "N days earlier/prior", "N days before." (the filing said before), "N days
+  ago", "within/in the last/prior N days", "in the last month", "N months later ... filed",
+  "six and a half weeks"; exact days in parentheses win ("ten weeks (70 days) before"); the
+  duration fact whose keywords occur nearest in the sentence takes it, else the default one.
+  Weeks x 7, months x 30, years x 365 (`approximate=True`).
 - counts: the declared patterns, with a group `n`.
 - dates: a day whose words say what it is the date of (the date fact whose declared keywords
   occur nearest in its sentence: "jewelry bought on May 1, 2020"), else the date fact its
@@ -79,8 +81,10 @@ AMOUNT_RE = re.compile(
 # where an amount may start: the words before an amount reach it ("wages of thirteen ...")
 _AMOUNT_START = (r"(?=\$|USD|(?<![\w$.,])\d|(?<![\w$-])(?:" + _WORD_NUM
                  + r")\s+(?:(?:thousand|million|billion)\s+)?dollars\b)")
-# words between the words before an amount and the amount: "the claim is exactly $13,650"
-_AMOUNT_FILLER = r"(?:(?:exactly|precisely|just|only|a\s+total\s+of|in\s+total)\s+)?"
+# words between the words before an amount and the amount: "the claim is exactly $13,650",
+# "unsecured about $200,000" (a hedged amount)
+_AMOUNT_FILLER = (r"(?:(?:exactly|precisely|just|only|a\s+total\s+of|in\s+total|about|"
+                  r"approximately|around|roughly)\s+)?")
 _MULT = {"k": 1_000, "thousand": 1_000, "m": 1_000_000, "mm": 1_000_000, "million": 1_000_000,
          "billion": 1_000_000_000, "bn": 1_000_000_000}
 

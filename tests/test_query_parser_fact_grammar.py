@@ -207,3 +207,56 @@ def test_durations_with_halves_exact_days_and_more_anchors(question: str, days: 
 def test_thousands_written_with_k_and_no_dollar_sign() -> None:
     p = parse("The debtor repaid 7.5k to a vendor and put 3k in a 401k.")
     assert p.fact_values()["transfer_amount"] == 7500
+
+
+@pytest.mark.parametrize(
+    ("question", "name", "value"),
+    [
+        # who the debtor is: the one who speaks and filed, a company named with its form
+        ("I filed chapter 13 last week after losing my job.", "debtor_kind", "individual"),
+        ("The husband and wife are a married couple filing jointly.", "debtor_kind", "individual"),
+        ("Our restaurant (a small LLC) filed in March.", "debtor_kind", "corporation"),
+        ("Acme Inc. filed chapter 11 in May.", "debtor_kind", "corporation"),
+        ("Limited partnership, petition filed in May.", "debtor_kind", "partnership"),
+        ("Her debts were mostly car loans and a mortgage.", "debtor_consumer_debts", True),
+        # § 547(b) elements in a practitioner's words
+        ("The store was already underwater when it paid.", "debtor_insolvent", True),
+        ("The lender came out ahead compared to a ch. 7 case.", "creditor_receives_more", True),
+        ("There was no contemporaneous exchange here.", "contemporaneous_exchange", False),
+        ("The debtor paid $900 to clear an overdue tax bill.", "antecedent_debt", True),
+        ("The mill wired $2,500 to a vendor.", "transfer_amount", 2500),
+        # § 547(c)(2): the debt, the payment, the terms
+        ("The bill was nothing like its normal business.", "ordinary_course_debt", False),
+        ("The debt arose in the ordinary course of business.", "ordinary_course_debt", True),
+        ("The payment followed their established pattern.", "ordinary_course_payment", True),
+        ("It was not how the store had ever paid the mill.", "ordinary_course_payment", False),
+        ("Those terms aren't typical for the lumber industry.", "ordinary_business_terms", False),
+        ("Sixty-day terms are customary in the lumber trade.", "ordinary_business_terms", True),
+        # amounts labeled with a colon or a verb, hedged amounts, wages owed to the speaker
+        ("He wants chapter 13. Secured: $90,000.", "secured_debts", 90000),
+        ("His unsecured debts add up to $75,000.", "noncontingent_unsecured_debts", 75000),
+        ("His unsecured roughly $75,000 and growing.", "noncontingent_unsecured_debts", 75000),
+        ("The plant closed. I am owed $4,200 for my last month of work.", "wage_claim_amount",
+         4200),
+        ("Five suppliers joined an involuntary petition.", "petitioning_creditors", 5),
+    ],
+)
+def test_declared_phrasings_in_everyday_words(question: str, name: str, value: object) -> None:
+    assert parse(question).fact_values().get(name) == value
+
+
+def test_would_it_be_considered_asks_rather_than_states() -> None:
+    assert "creditor_is_insider" not in parse(
+        "The bank lent to the debtor. Would the bank be considered an insider?").fact_values()
+
+
+@pytest.mark.parametrize(
+    ("question", "predicate"),
+    [
+        ("Can the trustee pull that $3,000 payment back?", "avoid"),
+        ("Can my bakery file a chapter 11?", "eligibility"),
+        ("Can we do chapter 13 with these debts?", "eligibility"),
+    ],
+)
+def test_predicates_in_plain_words(question: str, predicate: str) -> None:
+    assert predicate in [p.name for p in parse(question).predicates]
