@@ -12,7 +12,8 @@ an insider?", in any sentence).
 - bool and enumeration facts: the declared patterns of each value, tried in order; a yes/no
   question about the phrase ("Was the debtor insolvent?") asserts nothing.
 - amounts: the declared words right after the amount, else right before it (filler words
-  such as "exactly" between); an amount with a bound ("less than $7,575") is no fact; an
+  such as "exactly" between); a list ("$400, $400 and $350") is one amount, its sum; an
+  amount with a bound ("less than $7,575", "between $5,000 and $9,000") is no fact; an
   amount the declared `less` words follow ("$15,000 of that is covered by a lien") is taken
   off the fact's amount.
 - durations: "N days/weeks/months/years before the petition / the order for relief / filing /
@@ -38,6 +39,7 @@ from __future__ import annotations
 
 import bisect
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import date
 from typing import Any
@@ -50,7 +52,7 @@ _BOUND = re.compile(
     r"(?:less\s+than|more\s+than|fewer\s+than|greater\s+than|at\s+least|at\s+most|"
     r"(?<!\badd\s)(?<!\badds\s)(?<!\badding\s)(?<!\badded\s)up\s+to|"
     r"no\s+more\s+than|no\s+less\s+than|not\s+more\s+than|not\s+less\s+than|under|over|"
-    r"below|above|within|exceeding|exceeds?|maximum\s+of|minimum\s+of|nearly|almost|"
+    r"below|above|within|exceeding|exceeds?|maximum\s+of|minimum\s+of|nearly|almost|between|"
     r"<|>|≤|≥)\s*",
     re.I,
 )
@@ -85,6 +87,7 @@ _AMOUNT_START = (r"(?=\$|USD|(?<![\w$.,])\d|(?<![\w$-])(?:" + _WORD_NUM
 # "unsecured about $200,000" (a hedged amount)
 _AMOUNT_FILLER = (r"(?:(?:exactly|precisely|just|only|a\s+total\s+of|in\s+total|about|"
                   r"approximately|around|roughly)\s+)?")
+_LIST_JOIN = re.compile(r"\s*,\s*(?:and\s+)?|\s+(?:and|plus)\s+|\s*\+\s*", re.I)
 _MULT = {"k": 1_000, "thousand": 1_000, "m": 1_000_000, "mm": 1_000_000, "million": 1_000_000,
          "billion": 1_000_000_000, "bn": 1_000_000_000}
 
@@ -303,19 +306,20 @@ class FactReader:
                 for bm in rx.finditer(q):
                     before[bm.end()] = spec
         deducted: dict[str, list[re.Match[str]]] = {}  # amounts the words after take off
-        for m in amounts:
-            span = m.span()
+        for group in _amount_lists(q, amounts):
+            span = (group[0].start(), group[-1].end())
             lm = next((spec for spec, rx in c["less"]
                        if spec.name not in off and rx.match(q, span[1])), None)
             if lm is not None:
-                deducted.setdefault(lm.name, []).append(m)
+                deducted.setdefault(lm.name, []).extend(group)
                 continue
             am = after_rx.match(q, span[1])
             spec = after_specs[int(am.lastgroup[1:])] if am and am.lastgroup else None
             if spec is None:
                 spec = before.get(span[0])
             if spec is not None:
-                add(spec, _amount_value(m), span, approximate=bool(hedged(span)))
+                add(spec, _sum(_amount_value(m) for m in group), span,
+                    approximate=any(hedged(m.span()) for m in group))
 
         duration_words = _Keywords(q, c["keywords"])
         for m in DURATION_RE.finditer(q):
@@ -437,6 +441,23 @@ def _one_value_each(found: list[QueryFact]) -> tuple[list[QueryFact], list[str]]
             continue
         kept.append(group[0])
     return kept, warnings
+
+
+def _amount_lists(q: str, amounts: list[re.Match[str]]) -> list[list[re.Match[str]]]:
+    """The amounts in order, those of a list ("$400, $400 and $350") in one group: a fact the
+    words around the list give is their sum (a range, "between $5,000 and $9,000", is bounded)."""
+    groups: list[list[re.Match[str]]] = []
+    for m in amounts:
+        if groups and _LIST_JOIN.fullmatch(q, groups[-1][-1].end(), m.start()):
+            groups[-1].append(m)
+        else:
+            groups.append([m])
+    return groups
+
+
+def _sum(values: Iterable[int | float]) -> int | float:
+    value = round(sum(values), 2)
+    return int(value) if value == int(value) else value
 
 
 def _less(q: str, fact: QueryFact, minus: list[re.Match[str]]) -> QueryFact:

@@ -260,3 +260,10 @@ def test_would_it_be_considered_asks_rather_than_states() -> None:
 )
 def test_predicates_in_plain_words(question: str, predicate: str) -> None:
     assert predicate in [p.name for p in parse(question).predicates]
+
+
+def test_a_list_of_amounts_is_their_sum_and_a_range_is_no_list() -> None:
+    p = parse("She took cash advances from two cards: $300, $250 and $125.")
+    assert p.fact_values()["cash_advance_amount"] == 675
+    assert "transfer_amount" not in parse(
+        "It paid between $2,000 and $3,000 to a vendor.").fact_values()
