@@ -267,3 +267,9 @@ def test_a_list_of_amounts_is_their_sum_and_a_range_is_no_list() -> None:
     assert p.fact_values()["cash_advance_amount"] == 675
     assert "transfer_amount" not in parse(
         "It paid between $2,000 and $3,000 to a vendor.").fact_values()
+
+
+def test_denied_ties_to_the_debtor_are_no_relationship() -> None:
+    p = parse("The debtor, a corporation, filed. The bank is merely its lender, with no equity "
+              "and no one at the bank related to its directors.")
+    assert p.fact_values()["relationship"] == "none"
