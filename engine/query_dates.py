@@ -5,11 +5,15 @@ keeps the character span of the question it was read from.
 
 Formats read (month names may be abbreviated, with or without a period; ordinals allowed):
   "June 1, 2016" / "June 1 2016" / "1 June 2016"   -> a day
-  "2016-06-01" (ISO) / "6/1/2016" (US order M/D/Y)  -> a day
+  "2016-06-01" (ISO) / "6/1/2016", "6-1-2016", "6/1/16" (US order M/D/Y)  -> a day
   "June 2011"                                        -> a month
-  "2012" only after a preposition cue ("in 2012", "during 2012", "as of 2012", "since 2012",
-  "before 2012", ...)                                -> a year; a bare "2005" (as in "the 2005
+  "June 2011 (the 14th)", "June 2011 (6/14)"         -> a day
+  "2012" or "'12" only after a preposition cue ("in 2012", "during 2012", "as of 2012", "since
+  2012", "back in '97", ...)                         -> a year; a bare "2005" (as in "the 2005
   amendments") is not taken as a date.
+  "June 14" without a year                           -> a day, in the one year the question
+  names ("Back in '97 I filed on June 14"); no date when it names none or several.
+A two-digit year is the one of the 1900s or 2000s no later than a year after `today`.
   "today", "as of now", "right now", "the current version/law/threshold/..." -> `today`
 
 Point chosen for a period (documented choice): the *midpoint* of the named period, i.e. the
@@ -63,12 +67,16 @@ DATE_RE = re.compile(  # every alternative starts a word: the lookahead skips ot
     rf"""
     (?=\b\w)(?:
     (?P<mdy>\b(?P<mdy_m>{_MON})\.?\s+(?P<mdy_d>\d{{1,2}}){_ORD},?\s+(?P<mdy_y>\d{{4}})\b)
-  | (?P<my>\b(?P<my_m>{_MON})\.?,?\s+(?:of\s+)?(?P<my_y>\d{{4}})\b)
+  | (?P<my>\b(?P<my_m>{_MON})\.?,?\s+(?:of\s+)?(?P<my_y>\d{{4}})\b
+        (?:\s*\((?:on\s+)?(?:the\s+)?(?P<my_d>\d{{1,2}}){_ORD}\)
+         |\s*\(\d{{1,2}}/(?P<my_d2>\d{{1,2}})\))?)
   | (?P<dmy>\b(?P<dmy_d>\d{{1,2}}){_ORD}\s+(?:of\s+)?(?P<dmy_m>{_MON})\.?,?\s+(?P<dmy_y>\d{{4}})\b)
   | (?P<iso>(?<![\w./-])(?P<iso_y>\d{{4}})-(?P<iso_m>\d{{1,2}})-(?P<iso_d>\d{{1,2}})(?![\w/-]))
-  | (?P<num>(?<![\w./-])(?P<num_m>\d{{1,2}})/(?P<num_d>\d{{1,2}})/(?P<num_y>\d{{4}})(?![\w/-]))
-  | (?:{_YEAR_CUE}(?P<yr>(?<![\w$.,-])(?:1[89]|2[01])\d{{2}})\b
+  | (?P<num>(?<![\w./-])(?P<num_m>\d{{1,2}})(?P<sep>[/-])(?P<num_d>\d{{1,2}})(?P=sep)
+        (?P<num_y>\d{{4}}|\d{{2}})(?![\w/-]))
+  | (?:{_YEAR_CUE}(?:(?P<yr>(?<![\w$.,-])(?:1[89]|2[01])\d{{2}})|['’](?P<yr2>\d{{2}}))\b
         (?!\s*(?:U\.?\s?S\.?\s?C|C\.?\s?F\.?\s?R|%|percent|dollars|amendments?)))
+  | (?P<md>\b(?P<md_m>{_MON})\.?\s+(?P<md_d>\d{{1,2}}){_ORD}\b(?![,.]?\s*\d|/))
   | (?P<today>\b(?:today|now|current)\b)
     )""",
     re.I | re.X,
@@ -140,6 +148,18 @@ class DateMention:
         return self.granularity in ("day", "today") and self.modifier in (None, "on")
 
 
+def _full_year(yy: int, today: date) -> int:
+    """The year of a two-digit year: of the 1900s or 2000s, no later than a year after today."""
+    return 2000 + yy if 2000 + yy <= today.year + 1 else 1900 + yy
+
+
+def _named_year(question: str, today: date) -> int | None:
+    """The one year a question names with a year cue ("in '97", "during 2012"), else None."""
+    years = {int(m["yr"]) if m["yr"] else _full_year(int(m["yr2"]), today)
+             for m in DATE_RE.finditer(question) if m["yr"] or m["yr2"]}
+    return years.pop() if len(years) == 1 else None
+
+
 def _make(y: int, m: int, d: int, text: str, span: Span) -> date:
     try:
         return date(y, m, d)
@@ -175,6 +195,7 @@ def _shift(point: date, start: date, end: date, modifier: str | None) -> date:
 def find_dates(question: str, today: date) -> list[DateMention]:
     """All date mentions, in order. Raises QueryError for an impossible date."""
     out: list[DateMention] = []
+    year: int | None = None  # the year a day without one is in, found when first needed
     for m in DATE_RE.finditer(question):
         if m.group("mdy"):
             grp = "mdy"
@@ -182,8 +203,9 @@ def find_dates(question: str, today: date) -> list[DateMention]:
             gran = "day"
         elif m.group("my"):
             grp = "my"
-            y, mo, d = int(m["my_y"]), MONTHS[m["my_m"].lower()], 1
-            gran = "month"
+            day = m["my_d"] or m["my_d2"]
+            y, mo, d = int(m["my_y"]), MONTHS[m["my_m"].lower()], int(day or 1)
+            gran = "day" if day else "month"
         elif m.group("dmy"):
             grp = "dmy"
             y, mo, d = int(m["dmy_y"]), MONTHS[m["dmy_m"].lower()], int(m["dmy_d"])
@@ -197,13 +219,22 @@ def find_dates(question: str, today: date) -> list[DateMention]:
         elif m.group("num"):
             grp = "num"
             y, mo, d = int(m["num_y"]), int(m["num_m"]), int(m["num_d"])
+            if len(m["num_y"]) == 2:
+                y = _full_year(y, today)
             if not 1800 <= y <= 2199:
                 continue
             gran = "day"
-        elif m.group("yr"):
-            grp = "yr"
-            y, mo, d = int(m["yr"]), 1, 1
+        elif m.group("yr") or m.group("yr2"):
+            grp = "yr" if m.group("yr") else "yr2"
+            y, mo, d = (int(m["yr"]) if m["yr"] else _full_year(int(m["yr2"]), today)), 1, 1
             gran = "year"
+        elif m.group("md"):
+            year = _named_year(question, today) if year is None else year
+            if not year:
+                continue
+            grp = "md"
+            y, mo, d = year, MONTHS[m["md_m"].lower()], int(m["md_d"])
+            gran = "day"
         else:
             grp = "today"
             gran = "today"

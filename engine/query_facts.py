@@ -3,7 +3,7 @@
 `FactReader(vocabulary).transform(question, dates, excluded, bankruptcy)` returns the facts a
 question states and the warnings. What each fact is and how a question states it comes from
 the declarations (`stated` in the library's `facts.toml`); this module holds only the
-grammar every fact shares: numbers, dollar amounts ("$12k", "twenty thousand dollars"),
+grammar every fact shares: numbers, dollar amounts ("$12k", "8.5k", "twenty thousand dollars"),
 durations before the filing or the order for relief, bounds ("less than", "within 90 days"),
 hedges ("about $40,000": an approximate fact in a statement, no fact in a question), and yes/no
 questions that ask about a fact rather than state it ("Is he an insider?", "Does it count as
@@ -12,13 +12,16 @@ an insider?", in any sentence).
 - bool and enumeration facts: the declared patterns of each value, tried in order; a yes/no
   question about the phrase ("Was the debtor insolvent?") asserts nothing.
 - amounts: the declared words right after the amount, else right before it (filler words
-  such as "exactly" between); an amount with a bound ("less than $7,575") is no fact; an
+  such as "exactly" between); a list ("$400, $400 and $350") is one amount, its sum; an
+  amount with a bound ("less than $7,575", "between $5,000 and $9,000") is no fact; an
   amount the declared `less` words follow ("$15,000 of that is covered by a lien") is taken
   off the fact's amount.
-- durations: "N days/weeks/months/years before the petition / the order for relief / filing",
-  "N days earlier", "N days ago", "within/in the last/prior N days", "in the last month",
-  "N months later ... filed"; the duration fact whose keywords occur nearest in the sentence
-  takes it, else the default one. Weeks x 7, months x 30, years x 365 (`approximate=True`).
+- durations: "N days/weeks/months/years before the petition / the order for relief / filing /
+  I filed / that", "N days earlier/prior", "N days before." (the filing said before), "N days
+  ago", "within/in the last/prior N days", "in the last month", "N months later ... filed",
+  "six and a half weeks"; exact days in parentheses win ("ten weeks (70 days) before"); the
+  duration fact whose keywords occur nearest in the sentence takes it, else the default one.
+  Weeks x 7, months x 30, years x 365 (`approximate=True`).
 - counts: the declared patterns, with a group `n`.
 - dates: a day whose words say what it is the date of (the date fact whose declared keywords
   occur nearest in its sentence: "jewelry bought on May 1, 2020"), else the date fact its
@@ -36,6 +39,7 @@ from __future__ import annotations
 
 import bisect
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import date
 from typing import Any
@@ -48,7 +52,7 @@ _BOUND = re.compile(
     r"(?:less\s+than|more\s+than|fewer\s+than|greater\s+than|at\s+least|at\s+most|"
     r"(?<!\badd\s)(?<!\badds\s)(?<!\badding\s)(?<!\badded\s)up\s+to|"
     r"no\s+more\s+than|no\s+less\s+than|not\s+more\s+than|not\s+less\s+than|under|over|"
-    r"below|above|within|exceeding|exceeds?|maximum\s+of|minimum\s+of|nearly|almost|"
+    r"below|above|within|exceeding|exceeds?|maximum\s+of|minimum\s+of|nearly|almost|between|"
     r"<|>|≤|≥)\s*",
     re.I,
 )
@@ -71,21 +75,26 @@ AMOUNT_RE = re.compile(
     r"|(?<![\w$.,])(?P<num2>\d{1,3}(?:,\d{3})+|\d+)(?P<dec2>\.\d{1,2})?"
     r"(?:\s+(?P<mult2>thousand|million|billion))?\s+(?:dollars|USD)\b"
     # "twenty thousand dollars", "five hundred dollars", "a million dollars"
-    rf"|(?<![\w$-])(?P<words>{_WORD_NUM})(?:\s+(?P<mult3>thousand|million|billion))?\s+dollars\b",
+    rf"|(?<![\w$-])(?P<words>{_WORD_NUM})(?:\s+(?P<mult3>thousand|million|billion))?\s+dollars\b"
+    # "8.5k", "18.6K" without a dollar sign (not "401k")
+    r"|(?<![\w$.,])(?!401k)(?P<num4>\d{1,3})(?P<dec4>\.\d{1,2})?(?P<mult4>k)\b",
     re.I,
 )
 # where an amount may start: the words before an amount reach it ("wages of thirteen ...")
 _AMOUNT_START = (r"(?=\$|USD|(?<![\w$.,])\d|(?<![\w$-])(?:" + _WORD_NUM
                  + r")\s+(?:(?:thousand|million|billion)\s+)?dollars\b)")
-# words between the words before an amount and the amount: "the claim is exactly $13,650"
-_AMOUNT_FILLER = r"(?:(?:exactly|precisely|just|only|a\s+total\s+of|in\s+total)\s+)?"
+# words between the words before an amount and the amount: "the claim is exactly $13,650",
+# "unsecured about $200,000" (a hedged amount)
+_AMOUNT_FILLER = (r"(?:(?:exactly|precisely|just|only|a\s+total\s+of|in\s+total|about|"
+                  r"approximately|around|roughly)\s+)?")
+_LIST_JOIN = re.compile(r"\s*,\s*(?:and\s+)?|\s+(?:and|plus)\s+|\s*\+\s*", re.I)
 _MULT = {"k": 1_000, "thousand": 1_000, "m": 1_000_000, "mm": 1_000_000, "million": 1_000_000,
          "billion": 1_000_000_000, "bn": 1_000_000_000}
 
 _APOS = "['’]"
 _OWNER = (r"(?:(?:the|an?|its|his|her|their|the\s+debtor" + _APOS + r"?s|(?:her|his|their|the)\s+"
           r"(?:employer|company|business)" + _APOS + r"s|the\s+company" + _APOS + r"s)\s+)?")
-_WHEN = r"(?:(?:[A-Z][a-z]+\s+)?\d{4}\s+)?"  # "the May 2010 filing"
+_WHEN = r"(?:(?:(?:[A-Z][a-z]+\s+)?\d{4}|\d{1,2}/\d{1,2}/\d{2,4})\s+)?"  # "the May 2010 filing"
 _ANCHOR = (
     r"(?P<anchor>" + _OWNER + _WHEN +
     r"(?:(?P<relief>(?:entry\s+of\s+the\s+)?order\s+for\s+relief)|"
@@ -93,15 +102,21 @@ _ANCHOR = (
     r"bankruptcy(?:\s+(?:filing|petition|case))?|case\s+(?:was\s+)?filed|"
     r"date\s+of\s+(?:the\s+)?(?:filing|petition)(?:\s+of\s+the\s+petition)?|"
     r"commencement\s+of\s+the\s+case)|chapter\s+\d+\b|"
-    r"(?:it|he|she|they|the\s+debtor|the\s+company|the\s+debtors|the\s+\w+)\s+filed))"
+    r"(?:I|we|you|it|he|she|they|the\s+debtor|the\s+company|the\s+debtors|the\s+\w+)\s+"
+    r"(?:filed|filing)|that\b|then\b))"
 )
 _UNITS = r"(?P<unit>days?|weeks?|months?|years?)"
+# "ten weeks (70 days) before", "a month before (30 days)": the days in parentheses are exact
+_EXACT_DAYS = (r"(?:\s*\((?:exactly\s+|about\s+|roughly\s+|i\.e\.,?\s+)?(?P<{}>\d+)"
+               r"\s+days?\))?")
 DURATION_RE = re.compile(
-    rf"\b(?P<n>{NUM})[\s-]+{_UNITS}\s+"
-    r"(?:(?:before|prior\s+to|preceding|ahead\s+of)\s+" + _ANCHOR +
+    rf"\b(?P<n>{NUM})(?P<half>\s+and\s+a\s+half)?[\s-]+{_UNITS}" + _EXACT_DAYS.format("x1") +
+    r"\s+(?:(?:before|prior\s+to|preceding|ahead\s+of)\s+" + _ANCHOR +
     r"|(?P<pre>pre-?petition|before\s+bankruptcy)"
-    r"|(?P<bare>earlier|before)(?=\s*,|\s+(?:it|he|she|they|the\s+\w+)\s+(?:paid|repaid|made|"
-    r"transferred|took|charged|ran|bought|gave)\b)"
+    r"|(?P<bare>earlier|before|prior)" + _EXACT_DAYS.format("x2") +
+    r"(?=\s*(?:[,.;)]|$)|\s+(?:I|we|you|it|he|she|they|the\s+\w+)(?:['’]d)?\s+(?:paid|repaid|"
+    r"made|transferred|took|charged|ran|bought|gave|spent|pulled|wired|sent|financed|"
+    r"purchased|borrowed|obtained)\b)"
     r"|(?P<later>later),?\s+(?:it|he|she|they|the\s+\w+)\s+filed\b"
     r"|(?P<ago>ago)\b)"
     # "within the last 60 days", "in the prior 60 days", "in the last month" (one month)
@@ -114,7 +129,8 @@ _SENTENCE_BREAK = re.compile(r"[?!;]|\.(?=\s+[A-Z])|\n")
 # "Was the debtor insolvent?": a yes/no question about the fact asserts nothing
 _YESNO_LEAD = re.compile(
     r"\s*(?:is|was|were|are|am|(?:does|do|did|would|will|could)\s+(?:it|he|she|they|this|that|"
-    r"the\s+\w+)\s+(?:count|qualify|rank)\s+as)\b(?:(?!\b(?:when|while|after|before|because|if|since|"
+    r"the\s+\w+)\s+(?:count|qualify|rank)\s+as|(?:would|will|could|might)\s+(?:it|he|she|they|"
+    r"this|that|the(?:\s+\w+){1,3})\s+be)\b(?:(?!\b(?:when|while|after|before|because|if|since|"
     r"that|which|who|whom|where|whose)\b)[^,;:]){0,80}$",
     re.I,
 )
@@ -290,19 +306,20 @@ class FactReader:
                 for bm in rx.finditer(q):
                     before[bm.end()] = spec
         deducted: dict[str, list[re.Match[str]]] = {}  # amounts the words after take off
-        for m in amounts:
-            span = m.span()
+        for group in _amount_lists(q, amounts):
+            span = (group[0].start(), group[-1].end())
             lm = next((spec for spec, rx in c["less"]
                        if spec.name not in off and rx.match(q, span[1])), None)
             if lm is not None:
-                deducted.setdefault(lm.name, []).append(m)
+                deducted.setdefault(lm.name, []).extend(group)
                 continue
             am = after_rx.match(q, span[1])
             spec = after_specs[int(am.lastgroup[1:])] if am and am.lastgroup else None
             if spec is None:
                 spec = before.get(span[0])
             if spec is not None:
-                add(spec, _amount_value(m), span, approximate=bool(hedged(span)))
+                add(spec, _sum(_amount_value(m) for m in group), span,
+                    approximate=any(hedged(m.span()) for m in group))
 
         duration_words = _Keywords(q, c["keywords"])
         for m in DURATION_RE.finditer(q):
@@ -312,13 +329,10 @@ class FactReader:
                 continue
             if m["n"] is not None and hedged(span) is None:
                 continue
-            n, unit = ((m["n"], m["unit"]) if m["n"] is not None else
-                       (m["n2"], m["unit2"]) if m["n2"] is not None else ("one", m["unit1"]))
-            unit = unit.lower().rstrip("s")
             spec = duration_words.nearest(span, sentences) or c["default"]
             if spec is not None:
-                add(spec, number_value(n) * _UNIT_DAYS[unit], span,
-                    approximate=unit in ("month", "year") or bool(hedged(span)))
+                days, approximate = _duration_days(m)
+                add(spec, days, span, approximate=approximate or bool(hedged(span)))
 
         for spec, rx, hints in c["counts"]:
             if hints and not any(h in low for h in hints):
@@ -365,6 +379,19 @@ class FactReader:
             rx = re.compile("|".join(f"(?P<a{i}>{p})" for i, (_, p) in enumerate(after)), re.I)
             got = c["after_rx"][off] = (rx, [spec for spec, _ in after])
         return got
+
+
+def _duration_days(m: re.Match[str]) -> tuple[int, bool]:
+    """The days of a DURATION_RE match and whether they are approximate (months and years;
+    exact days in parentheses win: "six and a half weeks earlier (45 days)")."""
+    exact = m["x1"] or m["x2"]
+    if exact:
+        return int(exact), False
+    n, unit = ((m["n"], m["unit"]) if m["n"] is not None else
+               (m["n2"], m["unit2"]) if m["n2"] is not None else ("one", m["unit1"]))
+    unit = unit.lower().rstrip("s")
+    days = (number_value(n) + (0.5 if m["half"] else 0)) * _UNIT_DAYS[unit]
+    return round(days), unit in ("month", "year") or bool(m["half"])
 
 
 class _Keywords:
@@ -416,6 +443,23 @@ def _one_value_each(found: list[QueryFact]) -> tuple[list[QueryFact], list[str]]
     return kept, warnings
 
 
+def _amount_lists(q: str, amounts: list[re.Match[str]]) -> list[list[re.Match[str]]]:
+    """The amounts in order, those of a list ("$400, $400 and $350") in one group: a fact the
+    words around the list give is their sum (a range, "between $5,000 and $9,000", is bounded)."""
+    groups: list[list[re.Match[str]]] = []
+    for m in amounts:
+        if groups and _LIST_JOIN.fullmatch(q, groups[-1][-1].end(), m.start()):
+            groups[-1].append(m)
+        else:
+            groups.append([m])
+    return groups
+
+
+def _sum(values: Iterable[int | float]) -> int | float:
+    value = round(sum(values), 2)
+    return int(value) if value == int(value) else value
+
+
 def _less(q: str, fact: QueryFact, minus: list[re.Match[str]]) -> QueryFact:
     """An amount less the amounts the question says do not count toward it ("$30,000 in
     total, but $15,000 of that is covered by a lien")."""
@@ -462,6 +506,8 @@ def _amount_value(m: re.Match[str]) -> int | float:
         num, dec, mult = m["num"], m["dec"], m["mult"]
     elif m["num2"]:
         num, dec, mult = m["num2"], m["dec2"], m["mult2"]
+    elif m["num4"]:
+        num, dec, mult = m["num4"], m["dec4"], m["mult4"]
     else:
         num, dec, mult = str(number_value(m["words"])), None, m["mult3"]
     value = float(num.replace(",", "") + (dec or ""))

@@ -225,9 +225,10 @@ def _wrx(pattern: str) -> re.Pattern[str]:
 # its hints occurs. A hint list must be a superset of what the pattern can match.
 _HINTS: dict[str, tuple[str, ...]] = {
     "comparison": ("compar", "differ", "versus", "vs", "contrast", "chang"),
-    "avoid": ("avoid", "recover", "claw", "set aside", "preferen", "excepted", "exception"),
+    "avoid": ("avoid", "recover", "claw", "set aside", "preferen", "excepted", "exception",
+              "back"),
     "dischargeability": ("discharg",),
-    "eligibility": ("eligib", "qualif", "debtor", "file", "involuntary"),
+    "eligibility": ("eligib", "qualif", "debtor", "file", "involuntary", "chapter"),
     "priority": ("priorit",),
     "requirement": ("must", "require", "element", "condition", "need", "have to"),
     "minimum": ("minimum", "at least"),
@@ -281,7 +282,10 @@ PREDICATE_RES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
             r"possession|DIP|estate)\s+(?:avoid|recover|claw\s*back|set\s+aside)\b|"
             r"\b(?:is|was|are|were)\s+(?:this|the|that|it|these|those)\s+(?:\w+\s+)?"
             r"(?:avoidable|preferential|a\s+preference)\b|\bavoid(?:able|ance|ed|ing|s)?\b|"
-            r"\bclaw\s*-?\s*back\b|\bpreferential\s+transfers?\b|\bexcepted\s+from\s+avoidance\b|"
+            r"\bclaw\s*-?\s*back\b|\bpreferential\s+transfers?\b|"
+            # "can the trustee take that payment back?", "claw that $5k back"
+            r"\b(?:trustee|estate)\b[^?.;]{0,40}?\b(?:claw|take|get|pull)\s+(?:[\w$,.]+\s+){0,3}?"
+            r"back\b|\bexcepted\s+from\s+avoidance\b|"
             r"\bis\s+(?:it|this|that|the\s+\w+)\s+excepted\b(?!\s+from\s+(?:the\s+)?discharge)|"
             r"\bdoes\s+(?:the\s+)?(?:[\w()§.\s-]{0,40}?\s)?exception\s+apply\b",
         ),
@@ -294,7 +298,9 @@ PREDICATE_RES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         (
             "eligibility",
             r"\beligib(?:le|ility)\b|\bqualif(?:y|ies|ied)\s+(?:for|as)\s+(?:a\s+)?(?:chapter|debtor)"
-            r"|\bmay\s+be\s+a\s+debtor\b|\bcan\s+(?:\w+\s+){0,3}?file\s+(?:(?:for|under)\s+)?chapter\b|"
+            r"|\bmay\s+be\s+a\s+debtor\b|\bcan\s+(?:\w+\s+){0,3}?file\s+(?:(?:for|under)\s+)?"
+            r"(?:an?\s+)?chapter\b|\bcan\s+(?:I|we|he|she|they|it)\s+(?:do|use|go\s+into)\s+"
+            r"(?:an?\s+)?chapter\b|"
             r"\bwho\s+(?:can|may)\s+(?:file|be\s+a\s+debtor)\b|\b(?:can|may|could)\b[^?.;]{0,80}?"
             r"\b(?:file|commence|bring)\s+an?\s+involuntary\b",
         ),

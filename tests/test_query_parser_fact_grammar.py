@@ -168,3 +168,108 @@ def test_a_phrase_is_not_both_the_keyword_and_the_fact(lib: Library) -> None:
     chosen = {r.id for r in select_rules(lib, (), [], facts, p.words_besides_facts())}
     assert "s109.e.eligible" not in chosen
     assert "s109.e.eligible" in {r.id for r in select_rules(lib, (), [], facts, p.question)}
+
+
+@pytest.mark.parametrize(
+    ("question", "value"),
+    [
+        ("The shop filed on 4/2/19.", date(2019, 4, 2)),
+        ("The shop filed on 12-30-2011.", date(2011, 12, 30)),
+        ("The shop filed in March 2014 (the 3rd).", date(2014, 3, 3)),
+        ("The shop filed in March 2014 (3/9).", date(2014, 3, 9)),
+        ("Back in '88 the shop filed on October 5.", date(1988, 10, 5)),
+    ],
+)
+def test_short_years_dashed_days_and_days_of_a_named_month_or_year(question: str,
+                                                                   value: date) -> None:
+    assert parse(question).fact_values()["filing_date"] == value
+
+
+def test_a_day_without_a_year_needs_one_named_year() -> None:
+    assert "filing_date" not in parse("The shop filed on October 5.").fact_values()
+
+
+@pytest.mark.parametrize(
+    ("question", "days"),
+    [
+        ("The debtor filed in May. Two and a half weeks earlier it paid the bank.", 18),
+        ("She paid the bank a month before (31 days), when she was insolvent.", 31),
+        ("About nine weeks (60 days) before she filed, she paid the bank.", 60),
+        ("We filed last spring. Ten days before that we paid the bank.", 10),
+        ("Eight days before I filed I paid the bank.", 8),
+        ("The company filed in June; it paid the bank twelve days prior.", 12),
+    ],
+)
+def test_durations_with_halves_exact_days_and_more_anchors(question: str, days: int) -> None:
+    assert parse(question).fact_values()["days_before_filing"] == days
+
+
+def test_thousands_written_with_k_and_no_dollar_sign() -> None:
+    p = parse("The debtor repaid 7.5k to a vendor and put 3k in a 401k.")
+    assert p.fact_values()["transfer_amount"] == 7500
+
+
+@pytest.mark.parametrize(
+    ("question", "name", "value"),
+    [
+        # who the debtor is: the one who speaks and filed, a company named with its form
+        ("I filed chapter 13 last week after losing my job.", "debtor_kind", "individual"),
+        ("The husband and wife are a married couple filing jointly.", "debtor_kind", "individual"),
+        ("Our restaurant (a small LLC) filed in March.", "debtor_kind", "corporation"),
+        ("Acme Inc. filed chapter 11 in May.", "debtor_kind", "corporation"),
+        ("Limited partnership, petition filed in May.", "debtor_kind", "partnership"),
+        ("Her debts were mostly car loans and a mortgage.", "debtor_consumer_debts", True),
+        # § 547(b) elements in a practitioner's words
+        ("The store was already underwater when it paid.", "debtor_insolvent", True),
+        ("The lender came out ahead compared to a ch. 7 case.", "creditor_receives_more", True),
+        ("There was no contemporaneous exchange here.", "contemporaneous_exchange", False),
+        ("The debtor paid $900 to clear an overdue tax bill.", "antecedent_debt", True),
+        ("The mill wired $2,500 to a vendor.", "transfer_amount", 2500),
+        # § 547(c)(2): the debt, the payment, the terms
+        ("The bill was nothing like its normal business.", "ordinary_course_debt", False),
+        ("The debt arose in the ordinary course of business.", "ordinary_course_debt", True),
+        ("The payment followed their established pattern.", "ordinary_course_payment", True),
+        ("It was not how the store had ever paid the mill.", "ordinary_course_payment", False),
+        ("Those terms aren't typical for the lumber industry.", "ordinary_business_terms", False),
+        ("Sixty-day terms are customary in the lumber trade.", "ordinary_business_terms", True),
+        # amounts labeled with a colon or a verb, hedged amounts, wages owed to the speaker
+        ("He wants chapter 13. Secured: $90,000.", "secured_debts", 90000),
+        ("His unsecured debts add up to $75,000.", "noncontingent_unsecured_debts", 75000),
+        ("His unsecured roughly $75,000 and growing.", "noncontingent_unsecured_debts", 75000),
+        ("The plant closed. I am owed $4,200 for my last month of work.", "wage_claim_amount",
+         4200),
+        ("Five suppliers joined an involuntary petition.", "petitioning_creditors", 5),
+    ],
+)
+def test_declared_phrasings_in_everyday_words(question: str, name: str, value: object) -> None:
+    assert parse(question).fact_values().get(name) == value
+
+
+def test_would_it_be_considered_asks_rather_than_states() -> None:
+    assert "creditor_is_insider" not in parse(
+        "The bank lent to the debtor. Would the bank be considered an insider?").fact_values()
+
+
+@pytest.mark.parametrize(
+    ("question", "predicate"),
+    [
+        ("Can the trustee pull that $3,000 payment back?", "avoid"),
+        ("Can my bakery file a chapter 11?", "eligibility"),
+        ("Can we do chapter 13 with these debts?", "eligibility"),
+    ],
+)
+def test_predicates_in_plain_words(question: str, predicate: str) -> None:
+    assert predicate in [p.name for p in parse(question).predicates]
+
+
+def test_a_list_of_amounts_is_their_sum_and_a_range_is_no_list() -> None:
+    p = parse("She took cash advances from two cards: $300, $250 and $125.")
+    assert p.fact_values()["cash_advance_amount"] == 675
+    assert "transfer_amount" not in parse(
+        "It paid between $2,000 and $3,000 to a vendor.").fact_values()
+
+
+def test_denied_ties_to_the_debtor_are_no_relationship() -> None:
+    p = parse("The debtor, a corporation, filed. The bank is merely its lender, with no equity "
+              "and no one at the bank related to its directors.")
+    assert p.fact_values()["relationship"] == "none"
