@@ -153,10 +153,14 @@ def _full_year(yy: int, today: date) -> int:
     return 2000 + yy if 2000 + yy <= today.year + 1 else 1900 + yy
 
 
+def _cued_year(m: re.Match[str], today: date) -> int:
+    """The year of a DATE_RE match of a year after a cue: "in 2012" or "in '12"."""
+    return int(m["yr"]) if m["yr"] else _full_year(int(m["yr2"]), today)
+
+
 def _named_year(question: str, today: date) -> int | None:
     """The one year a question names with a year cue ("in '97", "during 2012"), else None."""
-    years = {int(m["yr"]) if m["yr"] else _full_year(int(m["yr2"]), today)
-             for m in DATE_RE.finditer(question) if m["yr"] or m["yr2"]}
+    years = {_cued_year(m, today) for m in DATE_RE.finditer(question) if m["yr"] or m["yr2"]}
     return years.pop() if len(years) == 1 else None
 
 
@@ -226,7 +230,7 @@ def find_dates(question: str, today: date) -> list[DateMention]:
             gran = "day"
         elif m.group("yr") or m.group("yr2"):
             grp = "yr" if m.group("yr") else "yr2"
-            y, mo, d = (int(m["yr"]) if m["yr"] else _full_year(int(m["yr2"]), today)), 1, 1
+            y, mo, d = _cued_year(m, today), 1, 1
             gran = "year"
         elif m.group("md"):
             year = _named_year(question, today) if year is None else year
