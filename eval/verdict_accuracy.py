@@ -2,6 +2,7 @@
 
     python -m structfirst.eval.verdict_accuracy [--splits train,dev,test] [--show-misses]
     python -m structfirst.eval.verdict_accuracy --questions data/queries/verdict_dev.toml
+    python -m structfirst.eval.verdict_accuracy --questions NEW.toml --gold-only
 
 `--questions` reads a question set of the rules alone (TOML, `[[question]]` with `rule`,
 `as_of`, `text`, `verdict`, `facts`; `data/queries/verdict_dev.toml`) instead of the splits.
@@ -61,11 +62,15 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--splits", default=",".join(SPLITS))
     ap.add_argument("--show-misses", action="store_true", help="print each end-to-end miss")
     ap.add_argument("--questions", type=Path, help="a TOML verdict question set instead")
+    ap.add_argument("--gold-only", action="store_true",
+                    help="check a set's gold facts against its verdicts only (for a question "
+                    "writer: nothing of the engine's reading of the questions is printed)")
     args = ap.parse_args(argv)
     lib = default_library()
     # (split, rule) -> [n, gold correct, end-to-end correct]
     table: dict[tuple[str, str], list[int]] = defaultdict(lambda: [0, 0, 0])
     per_question: dict[str, list[float]] = defaultdict(list)  # split -> end-to-end shares
+    n_gold = [0, 0]  # --gold-only: [wrong, right]
     try:
         sets: dict[str, list[Query] | list[VerdictQuestion]] = (
             {args.questions.stem: load_verdict_questions(args.questions)} if args.questions else
@@ -77,6 +82,13 @@ def main(argv: list[str] | None = None) -> int:
             if not q.expected_verdicts:
                 continue
             gold = gold_verdicts(lib, q)
+            if args.gold_only:
+                for rid, want in q.expected_verdicts.items():
+                    n_gold[gold[rid] == want] += 1
+                    if gold[rid] != want:
+                        print(f"gold miss {q.qid} {rid}: verdict {want}, the library says "
+                              f"{gold[rid]} on the gold facts {q.facts}")
+                continue
             e2e, parsed = engine_verdicts(lib, q)
             per_question[split].append(sum(e2e.get(rid, "not evaluated") == want for rid, want
                                            in q.expected_verdicts.items())
@@ -92,6 +104,9 @@ def main(argv: list[str] | None = None) -> int:
                     print(f"miss {q.qid} {rid}: want {want}, got {got}; engine also "
                           f"{sorted(set(e2e) - {rid})}; parsed {parsed}; gold facts {q.facts}")
                     print(f"   Q: {q.question}")
+    if args.gold_only:
+        print(f"gold facts: {n_gold[1]} of {sum(n_gold)} verdicts are the library's")
+        return 0
     print("end to end: rules chosen by the engine (select_rules on the parsed question)")
     print(f"{'split':6} {'rule':20} {'n':>4} {'gold facts':>10} {'end-to-end':>10}")
     for (split, rid), (n, g, e) in sorted(table.items(), key=lambda kv: (
