@@ -12,7 +12,8 @@ Formats read (month names may be abbreviated, with or without a period; ordinals
   2012", "back in '97", ...)                         -> a year; a bare "2005" (as in "the 2005
   amendments") is not taken as a date.
   "June 14" without a year                           -> a day, in the one year the question
-  names ("Back in '97 I filed on June 14"); no date when it names none or several.
+  names ("Back in '97 I filed on June 14", "on April 8th ... filed May 8, 2019"); no date when
+  it names none or several.
 A two-digit year is the one of the 1900s or 2000s no later than a year after `today`.
   "today", "as of now", "right now", "the current version/law/threshold/..." -> `today`
 
@@ -99,7 +100,7 @@ _CUES: tuple[tuple[str, re.Pattern[str]], ...] = (
         re.compile(
             r"(?s:.*)\b(?P<kw>fil(?:ed|es|e|ing)|petition(?:\s+date)?|commenced|"
             r"declared\s+bankruptcy|entered\s+bankruptcy|order\s+for\s+relief)\b"
-            + _GAP.format(n=4)
+            + _GAP.format(n=6)
             + r"$",
             re.I,
         ),
@@ -159,8 +160,19 @@ def _cued_year(m: re.Match[str], today: date) -> int:
 
 
 def _named_year(question: str, today: date) -> int | None:
-    """The one year a question names with a year cue ("in '97", "during 2012"), else None."""
-    years = {_cued_year(m, today) for m in DATE_RE.finditer(question) if m["yr"] or m["yr2"]}
+    """The one year a question names, with a year cue ("in '97", "during 2012") or in its
+    dates with a year ("May 8, 2019"), else None."""
+    years = set()
+    for m in DATE_RE.finditer(question):
+        if m["yr"] or m["yr2"]:
+            years.add(_cued_year(m, today))
+        elif m["num_y"]:
+            years.add(_full_year(int(m["num_y"]), today) if len(m["num_y"]) == 2
+                      else int(m["num_y"]))
+        else:
+            named = m["mdy_y"] or m["my_y"] or m["dmy_y"] or m["iso_y"]
+            if named:
+                years.add(int(named))
     return years.pop() if len(years) == 1 else None
 
 

@@ -94,7 +94,9 @@ _MULT = {"k": 1_000, "thousand": 1_000, "m": 1_000_000, "mm": 1_000_000, "millio
 _APOS = "['’]"
 _OWNER = (r"(?:(?:the|an?|its|his|her|their|the\s+debtor" + _APOS + r"?s|(?:her|his|their|the)\s+"
           r"(?:employer|company|business)" + _APOS + r"s|the\s+company" + _APOS + r"s)\s+)?")
-_WHEN = r"(?:(?:(?:[A-Z][a-z]+\s+)?\d{4}|\d{1,2}/\d{1,2}/\d{2,4})\s+)?"  # "the May 2010 filing"
+# "the May 2010 filing", "his November 3, 2003 chapter 7", "the 11/14/16 petition"
+_WHEN = (r"(?:(?:(?:[A-Z][a-z]+\.?\s+(?:\d{1,2}(?:st|nd|rd|th)?,?\s+)?)?\d{4}|"
+         r"\d{1,2}/\d{1,2}/\d{2,4}),?\s+)?")
 _ANCHOR = (
     r"(?P<anchor>" + _OWNER + _WHEN +
     r"(?:(?P<relief>(?:entry\s+of\s+the\s+)?order\s+for\s+relief)|"
@@ -135,10 +137,15 @@ _YESNO_LEAD = re.compile(
     re.I,
 )
 _YESNO_TAIL = re.compile(
-    r"\s*(?:(?:of|under|for|to|within|as|when|at|in|with|by|because|given)\b[^?]{0,120})?\?",
+    r"\s*(?:,?\s*or\s+not\b\s*)?(?:(?:of|under|for|to|within|as|when|at|in|with|by|because|"
+    r"given)\b[^?]{0,120})?\?",
     re.I,
 )
 _COMPLEMENT_LEAD = re.compile(r"\b(?:an?|the|considered|deemed|treated\s+as)\s+$", re.I)
+# a question of one phrase: "Insider?", "Insider or not?"
+_FRAGMENT_TAIL = re.compile(r"\s*(?:,?\s*or\s+not)?\s*\?", re.I)
+# a statement left open: "I haven't figured out whether her debts are mostly consumer or ..."
+_WHETHER_LEAD = re.compile(r"\bwhether\b[^,;:.?]{0,60}$", re.I)
 
 _SMALL = {w: i for i, w in enumerate(
     "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen "
@@ -148,11 +155,12 @@ _TENS = {w: 10 * i for i, w in enumerate(
 
 
 def number_value(text: str) -> int:
-    """The value of a {NUM} match: digits, words up to 999, "a"/"an"."""
+    """The value of a {NUM} match: digits, words up to 999, "a"/"an", and the words of one
+    ("the only/sole/lone/single petitioner")."""
     t = " ".join(text.lower().replace("-", " ").split())
     if re.fullmatch(r"[\d,]+", t):
         return int(t.replace(",", ""))
-    if t in ("a", "an"):
+    if t in ("a", "an", "only", "sole", "lone", "single"):
         return 1
     total = 0
     words = t.split()
@@ -489,11 +497,16 @@ def _derived(q: str, kept: list[QueryFact], specs: list[FactSpec]) -> list[Query
 
 def _asked_not_asserted(q: str, span: Span, sentences: _Sentences, *,
                         complement_only: bool = False) -> bool:
-    """True when the phrase is the thing a yes/no question asks about ("Was X insolvent?").
+    """True when the phrase is the thing a yes/no question asks about ("Was X insolvent?",
+    "Insider or not?") or what a "whether" leaves open.
     With `complement_only` the phrase must also follow "a/an/the/considered" directly ("Is
     the debtor a corporation?"), so that "Is a director an insider of a corporation?" still
     says the debtor is a corporation."""
     s0, _ = sentences.bounds(span[0])
+    if not q[s0:span[0]].strip() and _FRAGMENT_TAIL.match(q, span[1]):
+        return True
+    if _WHETHER_LEAD.search(q, max(s0, span[0] - 80), span[0]):
+        return True
     s0 = max(s0, span[0] - 200)
     if not (_YESNO_LEAD.match(q, s0, span[0]) and _YESNO_TAIL.match(q, span[1])):
         return False

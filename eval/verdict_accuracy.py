@@ -21,7 +21,7 @@ with the symbolic plane (the table counts verdicts).
 from __future__ import annotations
 
 import argparse
-from collections import defaultdict
+from collections import Counter, defaultdict
 from pathlib import Path
 
 from structfirst.engine.query_parser import parse_query
@@ -71,6 +71,7 @@ def main(argv: list[str] | None = None) -> int:
     table: dict[tuple[str, str], list[int]] = defaultdict(lambda: [0, 0, 0])
     per_question: dict[str, list[float]] = defaultdict(list)  # split -> end-to-end shares
     n_gold = [0, 0]  # --gold-only: [wrong, right]
+    misses: Counter[tuple[str, str]] = Counter()  # (wanted, got) of the end-to-end misses
     try:
         sets: dict[str, list[Query] | list[VerdictQuestion]] = (
             {args.questions.stem: load_verdict_questions(args.questions)} if args.questions else
@@ -100,6 +101,8 @@ def main(argv: list[str] | None = None) -> int:
                     row[0] += 1
                     row[1] += gold[rid] == want
                     row[2] += got == want
+                if got != want:
+                    misses[str(want), str(got)] += 1
                 if args.show_misses and got != want:
                     print(f"miss {q.qid} {rid}: want {want}, got {got}; engine also "
                           f"{sorted(set(e2e) - {rid})}; parsed {parsed}; gold facts {q.facts}")
@@ -112,6 +115,9 @@ def main(argv: list[str] | None = None) -> int:
     for (split, rid), (n, g, e) in sorted(table.items(), key=lambda kv: (
             kv[0][0] == "all", kv[0][0], kv[0][1] == "all", kv[0][1])):
         print(f"{split:6} {rid:20} {n:4d} {g / n:10.3f} {e / n:10.3f}")
+    print("end-to-end misses by (wanted -> got); a wrong true/false is worse than undetermined:")
+    for (want, got), n in sorted(misses.items(), key=lambda kv: -kv[1]):
+        print(f"  {want:>12} -> {got:<14} {n:4d}")
     for split, shares in per_question.items():
         print(f"{split}: end to end per question (the ablation runner's verdict_accuracy of a "
               f"configuration with the symbolic plane): {sum(shares) / len(shares):.3f} over "

@@ -239,6 +239,31 @@ def test_thousands_written_with_k_and_no_dollar_sign() -> None:
         ("The plant closed. I am owed $4,200 for my last month of work.", "wage_claim_amount",
          4200),
         ("Five suppliers joined an involuntary petition.", "petitioning_creditors", 5),
+        # round 3 (verdict_dev3): a fraction in a liquidation, overdue invoices, "not for new
+        # goods", an irregular installment, household debts, chapter 9, the only petitioner
+        ("In a chapter 7 the lender would get about 8% of its claim.",
+         "creditor_receives_more", True),
+        ("The mill paid on bills that were weeks overdue.", "antecedent_debt", True),
+        ("The wire was not for new inventory.", "contemporaneous_exchange", False),
+        ("It was not a regular installment payment.", "ordinary_course_payment", False),
+        ("The payment was not on any usual terms.", "ordinary_business_terms", False),
+        ("Our debts are mostly from the bakery business.", "debtor_consumer_debts", False),
+        ("The debts are car loans and household bills.", "debtor_consumer_debts", True),
+        ("The county filed chapter 9 last spring.", "debtor_kind", "municipality"),
+        ("My wife and I filed in 2016.", "debtor_kind", "individual"),
+        ("Our LLC has two trucks and a lease.", "debtor_kind", "corporation"),
+        ("The seller is the sole petitioning creditor in the involuntary case.",
+         "petitioning_creditors", 1),
+        ("Its creditor list is nine names long; can we file an involuntary?", "creditor_count",
+         9),
+        ("The store owes money to 40 different companies; can we file an involuntary?",
+         "creditor_count", 40),
+        ("He owes money to more than 20 people; can two of us file an involuntary?",
+         "holders_fewer_than_12", False),
+        ("Her mortgage balance is $210,000 and she wants chapter 13.", "secured_debts", 210000),
+        ("Unsecured (all liquidated): $95,000. Chapter 13?", "noncontingent_unsecured_debts",
+         95000),
+        ("The trustee sued over the $4,100 we paid the printer.", "transfer_amount", 4100),
     ],
 )
 def test_declared_phrasings_in_everyday_words(question: str, name: str, value: object) -> None:
@@ -248,6 +273,29 @@ def test_declared_phrasings_in_everyday_words(question: str, name: str, value: o
 def test_would_it_be_considered_asks_rather_than_states() -> None:
     assert "creditor_is_insider" not in parse(
         "The bank lent to the debtor. Would the bank be considered an insider?").fact_values()
+
+
+@pytest.mark.parametrize("ask", ["Insider?", "Insider or not?", "Is it an insider, or not?"])
+def test_a_one_phrase_question_asks_rather_than_states(ask: str) -> None:
+    assert "creditor_is_insider" not in parse(f"The bank lent to the debtor. {ask}").fact_values()
+
+
+def test_what_a_whether_leaves_open_is_not_stated() -> None:
+    p = parse("We don't know whether his debts are mostly consumer debts or business debts.")
+    assert "debtor_consumer_debts" not in p.fact_values()
+
+
+def test_a_day_without_a_year_takes_the_one_year_the_question_dates_name() -> None:
+    p = parse("She took a $900 cash advance on March 3rd and filed on April 20, 2017.")
+    assert p.fact_values()["cash_advance_date"] == date(2017, 3, 3)
+    assert "cash_advance_date" not in parse(
+        "She took a $900 cash advance on March 3rd; filed on 4/20/2017, again in 2018."
+    ).fact_values()
+
+
+def test_a_duration_before_a_dated_filing() -> None:
+    p = parse("He bought a $700 watch thirty days before his June 2, 2015 chapter 7.")
+    assert p.fact_values()["days_luxury_before_relief"] == 30
 
 
 @pytest.mark.parametrize(
