@@ -92,8 +92,9 @@ _MULT = {"k": 1_000, "thousand": 1_000, "m": 1_000_000, "mm": 1_000_000, "millio
          "billion": 1_000_000_000, "bn": 1_000_000_000}
 
 _APOS = "['’]"
-_OWNER = (r"(?:(?:the|an?|its|his|her|their|the\s+debtor" + _APOS + r"?s|(?:her|his|their|the)\s+"
-          r"(?:employer|company|business)" + _APOS + r"s|the\s+company" + _APOS + r"s)\s+)?")
+_OWNER = (r"(?:(?:the|an?|its|his|her|their|my|our|the\s+debtor" + _APOS +
+          r"?s|(?:her|his|their|the)\s+(?:employer|company|business)" + _APOS +
+          r"s|the\s+company" + _APOS + r"s)\s+)?")
 # "the May 2010 filing", "his November 3, 2003 chapter 7", "the 11/14/16 petition"
 _WHEN = (r"(?:(?:(?:[A-Z][a-z]+\.?\s+(?:\d{1,2}(?:st|nd|rd|th)?,?\s+)?)?\d{4}|"
          r"\d{1,2}/\d{1,2}/\d{2,4}),?\s+)?")
@@ -132,7 +133,7 @@ _SENTENCE_BREAK = re.compile(r"[?!;]|\.(?=\s+[A-Z])|\n")
 _YESNO_LEAD = re.compile(
     r"\s*(?:is|was|were|are|am|(?:does|do|did|would|will|could)\s+(?:it|he|she|they|this|that|"
     r"the\s+\w+)\s+(?:count|qualify|rank)\s+as|(?:would|will|could|might)\s+(?:it|he|she|they|"
-    r"this|that|the(?:\s+\w+){1,3})\s+be)\b(?:(?!\b(?:when|while|after|before|because|if|since|"
+    r"this|that|the(?:\s+\w+){1,3})\s+be)\b(?:\s+that\b)?(?:(?!\b(?:when|while|after|before|because|if|since|"
     r"that|which|who|whom|where|whose)\b)[^,;:]){0,80}$",
     re.I,
 )
@@ -156,11 +157,11 @@ _TENS = {w: 10 * i for i, w in enumerate(
 
 def number_value(text: str) -> int:
     """The value of a {NUM} match: digits, words up to 999, "a"/"an", and the words of one
-    ("the only/sole/lone/single petitioner")."""
+    ("the only/sole/solo/lone/single petitioner")."""
     t = " ".join(text.lower().replace("-", " ").split())
     if re.fullmatch(r"[\d,]+", t):
         return int(t.replace(",", ""))
-    if t in ("a", "an", "only", "sole", "lone", "single"):
+    if t in ("a", "an", "only", "sole", "solo", "lone", "single"):
         return 1
     total = 0
     words = t.split()

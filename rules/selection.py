@@ -31,6 +31,18 @@ def _words(text: str) -> set[str]:
 # specific to the rule's section that the rule turns on: one fact alone is too thin a pointer.
 MIN_SPECIFIC_FACTS = 2
 _STOP = {"the", "and", "for", "can", "this", "that", "under", "with", "what", "does", "transfer"}
+# the question a verdict answers: one that starts with an auxiliary ("Is the son an insider?",
+# "Can she file alone?") or a phrase of a few words ("Insider status?", "Chapter 13?")
+_YES_NO = re.compile(
+    r"(?:^|[.!?;:]\s+|\n)(?P<ask>(?:(?:is|was|are|were|am|would|could|can|does|do|did|will|"
+    r"should|has|have|had|may|might|must)\b[^!?;]*|"
+    r"(?!(?:what|who|whom|whose|which|how|when|where|why)\b)(?:[\w'’$.,%-]+\s*){1,4}))\?\s*$",
+    re.I)
+
+
+def asks_yes_no(question: str) -> bool:
+    """True when the question's last sentence is a yes/no question (see `_YES_NO`)."""
+    return bool(_YES_NO.search(question.strip()))
 
 
 class RuleFacts(NamedTuple):
@@ -95,8 +107,10 @@ def select_rules(library: Library, seed_citations: Iterable[str] = (),
     index = rule_facts(library)
     by_facts = _chosen_by_facts(index, facts)
     said = _phrase(question) if question else ""
-    # a question asking what a term means is not answered by a verdict on context facts alone
-    context_ok = "definition" not in predicates
+    # a question asking what a term means is not answered by a verdict on context facts alone;
+    # a yes/no question that names a rule's keyword asks for its verdict
+    yes_no = bool(question) and asks_yes_no(question)
+    context_ok = "definition" not in predicates or yes_no
     chosen: list[tuple[int, str]] = []
     for rule_id, versions in library.by_id.items():
         cites = {c for r in versions for c in r.all_citations()}
@@ -108,7 +122,7 @@ def select_rules(library: Library, seed_citations: Iterable[str] = (),
         used = {f for f in facts & index.facts[rule_id]
                 if f in library.vocabulary and library.vocabulary[f].type is not FactType.DATE}
         by_word = bool(words & vocab) or _named_with_a_fact(
-            versions, said, used if context_ok else used & index.specific)
+            versions, said, used if context_ok else used & index.specific, yes_no)
         if by_seed or by_word or rule_id in by_facts:
             chosen.append((2 - (by_seed and by_word) - (rule_id in by_facts), rule_id))
     out: list[Rule] = []
@@ -117,11 +131,13 @@ def select_rules(library: Library, seed_citations: Iterable[str] = (),
     return out
 
 
-def _named_with_a_fact(versions: list[Rule], said: str, used: set[str]) -> bool:
+def _named_with_a_fact(versions: list[Rule], said: str, used: set[str], yes_no: bool) -> bool:
     """The question says one of the rule's keyword phrases ("involuntary", "small transfer",
-    "chapter 13") and states a fact, other than a date, that the rule turns on (`used`: one
-    specific to the rule's section when the question asks for a definition)."""
-    if not said or not used:
+    "chapter 13") and either states a fact, other than a date, that the rule turns on (`used`:
+    one specific to the rule's section when the question asks for a definition) or is a yes/no
+    question ("Is the mayor's son an insider?": the rule is asked, and its verdict says which
+    facts are missing)."""
+    if not said or not (used or yes_no):
         return False
     return any(_phrase(kw) in said for r in versions for kw in r.decl.keywords)
 
