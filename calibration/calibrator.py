@@ -41,6 +41,13 @@ CONFIDENCE_DOCS: dict[str, str] = {
 }
 CONFIDENCE_FEATURES: tuple[str, ...] = tuple(CONFIDENCE_DOCS)
 SCORE_ONLY = ("top_score",)
+QUERY_TYPE_INPUTS = tuple(f"qtype_{t}" for t in QUERY_TYPES)
+# the input sets `structfirst fit` chooses between on dev (`fitting.choose_inputs`): the query
+# type is a strong signal on the split it was fitted on and may not carry to another mix of types
+INPUT_SETS: dict[str, tuple[str, ...]] = {
+    "structural": tuple(n for n in CONFIDENCE_FEATURES if n not in QUERY_TYPE_INPUTS),
+    "structural + query type": CONFIDENCE_FEATURES,
+}
 # the words an abstention gives when a feature pulls the confidence down the most
 WEAK_REASON = {
     "top_score": "the top candidate scores low",

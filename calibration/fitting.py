@@ -22,6 +22,7 @@ from typing import Any
 import numpy as np
 from structfirst.calibration.calibrator import (
     CONFIDENCE_FEATURES,
+    INPUT_SETS,
     SCORE_ONLY,
     IsotonicCalibrator,
     confidence_features,
@@ -81,6 +82,24 @@ def out_of_fold(rows: Sequence[dict[str, float]], correct: Sequence[int], folds:
     return p
 
 
+def log_loss(p: np.ndarray, y: Sequence[int]) -> float:
+    """Mean negative log likelihood of the outcomes `y` under the confidences `p`."""
+    q = np.clip(np.asarray(p, dtype=float), 1e-4, 1 - 1e-4)
+    t = np.asarray(y, dtype=float)
+    return float(-np.mean(t * np.log(q) + (1 - t) * np.log(1 - q)))
+
+
+def choose_inputs(fit_set: Examples, dev_set: Examples) -> tuple[str, dict[str, float]]:
+    """The `INPUT_SETS` entry whose calibrator, fitted on the train examples, has the least log
+    loss on the dev examples (a proper scoring rule), and each entry's dev log loss."""
+    losses = {
+        name: round(log_loss(IsotonicCalibrator(inputs).fit(fit_set.rows, fit_set.correct)
+                             .predict(dev_set.rows), dev_set.correct), 4)
+        for name, inputs in INPUT_SETS.items()
+    }
+    return min(losses, key=lambda name: (losses[name], name)), losses
+
+
 def guarantee_check(
     confidence: np.ndarray,
     correct: np.ndarray,
@@ -116,13 +135,16 @@ def fit_calibration(
     folder: Path,
     record: dict[str, Any],
 ) -> dict[str, Any]:
-    """Fit on the train examples, choose theta on dev for the configuration's target selective
-    accuracy and delta, check the guarantee, save; returns the record."""
+    """Fit on the train examples with the input set dev prefers (`choose_inputs`), choose theta
+    on dev for the configuration's target selective accuracy and delta, check the guarantee,
+    save; returns the record."""
     target_accuracy, delta = cfg.target_accuracy, cfg.risk_delta
-    calibrator = IsotonicCalibrator().fit(fit_set.rows, fit_set.correct)
+    chosen, losses = choose_inputs(fit_set, dev_set)
+    inputs = INPUT_SETS[chosen]
+    calibrator = IsotonicCalibrator(inputs).fit(fit_set.rows, fit_set.correct)
     dev_p = calibrator.predict(dev_set.rows)
     threshold = choose_threshold(dev_p, dev_set.correct, target_accuracy, delta)
-    pooled_p = np.r_[out_of_fold(fit_set.rows, fit_set.correct), dev_p]
+    pooled_p = np.r_[out_of_fold(fit_set.rows, fit_set.correct, inputs=inputs), dev_p]
     pooled_y = np.r_[fit_set.correct, dev_set.correct]
     meta = {
         **record,
@@ -132,9 +154,12 @@ def fit_calibration(
         "n_fit_examples": len(fit_set.correct),
         "fit_accuracy": round(float(np.mean(fit_set.correct)), 3),
         "n_dev_examples": len(dev_set.correct),
+        "inputs": chosen,
+        "dev_log_loss": losses,
         "tuning": {
             "split": "dev",
-            "procedure": "isotonic (5-fold cross-fitted) on train; theta by Learn-Then-Test "
+            "procedure": f"isotonic (5-fold cross-fitted) on train over the input set with the "
+            f"least dev log loss ({chosen}: {losses}); theta by Learn-Then-Test "
             f"(Clopper-Pearson) on dev, selective accuracy {target_accuracy}, delta {delta}",
         },
     }

@@ -11,7 +11,7 @@ from structfirst.calibration.calibrator import (
     IsotonicCalibrator,
     confidence_features,
 )
-from structfirst.calibration.fitting import guarantee_check
+from structfirst.calibration.fitting import Examples, choose_inputs, guarantee_check, log_loss
 from structfirst.calibration.threshold import choose_threshold, clopper_pearson_upper
 from structfirst.engine.configuration import get_configuration
 from structfirst.engine.decision import calibrated_decision
@@ -71,6 +71,20 @@ def test_isotonic_calibrator_is_monotone_cross_fitted_and_round_trips() -> None:
     )
     with pytest.raises(ValueError, match="at least 5 correct and 5 wrong"):
         IsotonicCalibrator().fit(rows[:8], [1] * 8)
+
+
+def test_dev_chooses_the_input_set_that_carries_over() -> None:
+    """A query type that decides correctness on train and says the opposite on dev: dev's log
+    loss prefers the structural inputs; where the type holds on dev too, it keeps the type."""
+    rows, y = synthetic(400, seed=5)
+    typed = [{**r, "qtype_lookup": float(c)} for r, c in zip(rows, y, strict=True)]
+    fit = Examples(typed[:200], list(y[:200]), [])
+    flipped = [{**r, "qtype_lookup": 1.0 - r["qtype_lookup"]} for r in typed[200:]]
+    chosen, losses = choose_inputs(fit, Examples(flipped, list(y[200:]), []))
+    assert chosen == "structural" and losses["structural"] < losses["structural + query type"]
+    chosen, _ = choose_inputs(fit, Examples(typed[200:], list(y[200:]), []))
+    assert chosen == "structural + query type"
+    assert log_loss(np.array([0.5, 0.5]), [1, 0]) == pytest.approx(np.log(2))
 
 
 def test_the_guarantee_holds_over_random_resplits() -> None:
