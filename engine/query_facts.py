@@ -105,8 +105,8 @@ _ANCHOR = (
     r"bankruptcy(?:\s+(?:filing|petition|case))?|case\s+(?:was\s+)?filed|"
     r"date\s+of\s+(?:the\s+)?(?:filing|petition)(?:\s+of\s+the\s+petition)?|"
     r"commencement\s+of\s+the\s+case)|chapter\s+\d+\b|"
-    r"(?:I|we|you|it|he|she|they|the\s+debtor|the\s+company|the\s+debtors|the\s+\w+)\s+"
-    r"(?:filed|filing)|that\b|then\b))"
+    r"(?:I|we|you|it|he|she|they|the\s+debtor|the\s+company|the\s+debtors|"
+    r"(?:the|my|our|his|her|their|its)\s+(?:[\w-]+\s+)?[\w-]+)\s+(?:filed|filing)|that\b|then\b))"
 )
 _UNITS = r"(?P<unit>days?|weeks?|months?|years?)"
 # "ten weeks (70 days) before", "a month before (30 days)": the days in parentheses are exact
@@ -123,7 +123,7 @@ DURATION_RE = re.compile(
     r"|(?P<later>later),?\s+(?:it|he|she|they|the\s+\w+)\s+filed\b"
     r"|(?P<ago>ago)\b)"
     # "within the last 60 days", "in the prior 60 days", "in the last month" (one month)
-    r"|\b(?:within|in|during|over)\s+the\s+(?:last|past|preceding|prior|previous|final)\s+"
+    r"|\b(?:within|in|during|over|from|for)\s+the\s+(?:last|past|preceding|prior|previous|final)\s+"
     rf"(?:(?P<n2>{NUM})\s+(?P<unit2>days?|weeks?|months?|years?)|(?P<unit1>day|week|month|year))\b",
     re.I,
 )

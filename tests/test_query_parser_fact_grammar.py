@@ -295,6 +295,18 @@ def test_thousands_written_with_k_and_no_dollar_sign() -> None:
         ("Her debts come mostly from her bakery business, not personal spending.",
          "debtor_consumer_debts", False),
         ("One creditor wants to force the shop into ch 7 by itself.", "petitioning_creditors", 1),
+        # round 5 (verdict_check3, after its held-out run): cash off a card, what people buy
+        # that is no necessity, the anchor "my ex-employer filed", W-2 income, fixed debts
+        ("She took $900 in cash off her credit card before filing.", "cash_advance_amount",
+         900),
+        ("He charged $1,200 for golf clubs at one shop.", "luxury_goods_amount", 1200),
+        ("I'm owed $9,000 for work I did 100 days before my old employer filed.",
+         "days_wages_earned_before_filing", 100),
+        ("Nurse with W-2 income; chapter 13?", "debtor_regular_income", True),
+        ("He has $70,000 of fixed unsecured debt.", "noncontingent_unsecured_debts", 70000),
+        ("I owe $250,000 on my house and want chapter 13.", "secured_debts", 250000),
+        ("The creditor is a member of the city council. The city filed chapter 9.",
+         "relationship", "elected_official"),
     ],
 )
 def test_declared_phrasings_in_everyday_words(question: str, name: str, value: object) -> None:
