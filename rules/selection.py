@@ -1,6 +1,6 @@
 """Choosing the rules a query implicates: from the provisions it cites, the predicate words it
-uses, the rule keyword phrases it says together with a fact the rule turns on, and the facts
-it states."""
+uses, the rule keyword phrases it says together with a fact the rule turns on or in a yes/no
+question, and the facts it states."""
 
 from __future__ import annotations
 
@@ -94,9 +94,9 @@ def select_rules(library: Library, seed_citations: Iterable[str] = (),
     `/us/usc/t11/s547` implicates rules citing `/us/usc/t11/s547/...`, and a seed below a
     rule's citation implicates that rule too), those whose head, id or keywords match a
     predicate word, those one of whose keyword phrases the `question` uses when it states a
-    fact the rule turns on (`_named_with_a_fact`), and those its stated `facts` point to
-    (`_chosen_by_facts`). Every version of each rule is returned (evaluate picks the one in
-    force)."""
+    fact the rule turns on or asks yes or no (`_named_with_a_fact`), and those its stated
+    `facts` point to (`_chosen_by_facts`). Every version of each rule is returned (evaluate
+    picks the one in force)."""
     seeds = [s.strip().rstrip("/") for s in seed_citations if s and s.strip()]
     predicates = [predicates] if isinstance(predicates, str) else list(predicates or ())
     words: set[str] = set()
