@@ -19,8 +19,8 @@ variables, then the defaults.
 - `STRUCTFIRST_COLBERT_BACKEND`: what runs ColBERT's document encoder at ingest
   (`COLBERT_BACKENDS`): "torch" (colbert-ai's checkpoint as loaded), "onnx" (BERT and the
   linear projection of the same checkpoint as an onnxruntime export, see
-  `structfirst.ingest.colbert_onnx`, the default) or "onnx-int8" (that export with int8
-  weights). Queries are always encoded by torch. The backend is part of the ColBERT build key
+  `structfirst.ingest.colbert_onnx`) or "onnx-int8" (that export with int8 weights, the
+  default). Queries are always encoded by torch. The backend is part of the ColBERT build key
   and recorded with the index.
 
 A configured path that does not exist raises `EncoderNotFoundError` naming the path and the
@@ -44,8 +44,10 @@ DEFAULT_DENSE_BACKEND: DenseBackend = "onnx-int8"
 ColbertBackend = Literal["torch", "onnx", "onnx-int8"]
 COLBERT_BACKENDS: tuple[ColbertBackend, ...] = ("torch", "onnx", "onnx-int8")
 # onnx: 2.3x torch's passages/s, token vectors and dev MaxSim orders as torch's; onnx-int8: 3.9x,
-# but its dev top-10 overlap with torch's MaxSim order is 0.87 (eval/bench_encode.py)
-DEFAULT_COLBERT_BACKEND: ColbertBackend = "onnx"
+# its dev top-10 overlap with torch's MaxSim order over a sample is 0.87 (eval/bench_encode.py),
+# and the rankings that reach a user are the same: dev nDCG@10 of `full` +0.003 [-0.007, +0.016],
+# of H4 -0.005 [-0.017, +0.001] against onnx (docs/scale.md)
+DEFAULT_COLBERT_BACKEND: ColbertBackend = "onnx-int8"
 
 ENV_DENSE_MODEL = "STRUCTFIRST_DENSE_MODEL"
 ENV_BGE_M3_PATH = "STRUCTFIRST_BGE_M3_PATH"

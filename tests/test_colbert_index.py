@@ -24,11 +24,13 @@ from structfirst.engine.colbert_plane import ColbertPlane
 from structfirst.ingest.colbert_index import (
     META_FILE,
     ColbertIndexBuilder,
+    colbert_settings,
     kmeans_sample_size,
     partition_count,
     passages_to_encode,
     unpadded_doc_batches,
 )
+from structfirst.ingest.colbert_onnx import doc_checkpoint_class
 from structfirst.ingest.encoder_config import EncoderConfig
 
 
@@ -46,7 +48,7 @@ def test_build_writes_a_plaid_index(built: dict) -> None:
     assert figures["docs"] == len(legal_docs()) and figures["embeddings"] > figures["docs"]
     meta = json.loads((built["dir"] / META_FILE).read_text())
     assert meta["default_checkpoint"] and not Path(meta["checkpoint"]).is_absolute()
-    assert meta["encoder"]["colbert_backend"] == figures["backend"] == "onnx"  # the default
+    assert meta["encoder"]["colbert_backend"] == figures["backend"] == "onnx-int8"  # default
     checkpoint = (built["dir"] / meta["checkpoint"]).resolve()
     assert checkpoint.parent == built["index_dir"] / "cache" / "colbert"
     assert (checkpoint / "artifact.metadata").is_file()
@@ -83,11 +85,18 @@ def test_each_passage_is_encoded_once(built: dict) -> None:
 def test_the_index_holds_one_encoding_pass_of_every_passage(built: dict) -> None:
     searcher = built["plane"].searcher
     texts = [doc.contents for doc in legal_docs()]
-    vectors, lengths = searcher.checkpoint.docFromText(texts, bsize=8, keep_dims="flatten")
+    meta = json.loads((built["dir"] / META_FILE).read_text())
+    encoder = doc_checkpoint_class(meta["encoder"]["colbert_backend"])(  # the build's encoder
+        str((built["dir"] / meta["checkpoint"]).resolve()),
+        colbert_config=colbert_settings(EncoderConfig.resolve()), verbose=0)
+    vectors, lengths = encoder.docFromText(texts, bsize=8, keep_dims="flatten")
     stored = searcher.ranker.embeddings.codes[: sum(lengths)]  # colbert-ai pads the end
     assert searcher.ranker.doclens.tolist() == lengths
     codes = searcher.ranker.codec.compress_into_codes(vectors.half(), out_device="cpu")
-    assert (codes == stored).float().mean() > 0.99  # a near tie may fall either way
+    # a near tie may fall either way, and onnx-int8 quantizes activations per batch, so a
+    # passage encoded in other company may land on a neighbouring centroid (about 0.98 here;
+    # above 0.99 with the float backends); vectors reused out of order would match far less
+    assert (codes == stored).float().mean() > 0.95
 
 
 @pytest.mark.parametrize("exact_limit", [512, 1], ids=["exhaustive", "plaid-filter_fn"])
