@@ -51,11 +51,14 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import importlib
 import json
 import math
 import os
 import random
 import shutil
+import socket
+import sys
 import threading
 import time
 import uuid
@@ -91,12 +94,26 @@ TYPICAL_DOCLEN = 120  # colbert-ai's: the sample size does not depend on doc_max
 COLBERT_RUN_LOCK = threading.Lock()
 
 
+def provenance_without_git() -> Any:
+    """colbert-ai's provenance record (host, time, command) without the git state of the
+    working directory: colbert-ai reads the branch of whatever repository the process runs in
+    and raises on a detached HEAD (a CI checkout of a commit). The snapshot records structfirst's
+    own provenance."""
+    from colbert.utils.utils import dotdict
+
+    meta = dotdict()
+    meta.hostname = socket.gethostname()
+    meta.current_datetime = time.strftime("%b %d, %Y ; %l:%M%p %Z (%z)")
+    meta.cmd = " ".join(sys.argv)
+    return meta
+
+
 def import_colbert() -> Any:
     """Import colbert-ai without keeping the process-wide settings its import changes.
 
     Importing it forces multiprocessing's start method to "spawn" and sets
     TOKENIZERS_PARALLELISM=true for the whole process; neither is needed in-process, so both
-    are put back.
+    are put back. The configs it saves get `provenance_without_git`.
     """
     import multiprocessing
 
@@ -106,6 +123,9 @@ def import_colbert() -> Any:
     import colbert
     import colbert.infra
 
+    # by its full name: the package `colbert.infra.config` re-exports names that shadow it
+    importlib.import_module("colbert.infra.config.base_config").get_metadata_only = (
+        provenance_without_git)
     multiprocessing.set_start_method(method, force=True)
     if tokenizers is None:
         os.environ.pop("TOKENIZERS_PARALLELISM", None)

@@ -25,6 +25,7 @@ from structfirst.ingest.colbert_index import (
     META_FILE,
     ColbertIndexBuilder,
     colbert_settings,
+    import_colbert,
     kmeans_sample_size,
     partition_count,
     passages_to_encode,
@@ -166,3 +167,24 @@ def test_kmeans_is_sized_for_the_corpus() -> None:
     assert kmeans_sample_size(10_725, colbert_ai) == 10_725  # every passage, encoded twice
     assert kmeans_sample_size(10_725, config) == 4538  # 1 + 4 sqrt(120 N)
     assert kmeans_sample_size(100, config) == 100
+
+
+def test_colbert_configs_save_inside_a_detached_head_checkout(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """colbert-ai records the working directory's git branch in every config it saves, which
+    raises on a detached HEAD (how CI checks out a commit): the ingest must not care."""
+    import subprocess
+
+    repo = tmp_path / "checkout"
+    repo.mkdir()
+    git = ["git", "-c", "user.name=t", "-c", "user.email=t@t", "-C", str(repo)]
+    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    subprocess.run([*git, "commit", "-q", "--allow-empty", "-m", "one"], check=True)
+    subprocess.run([*git, "checkout", "-q", "--detach"], check=True)
+    monkeypatch.chdir(repo)
+    import_colbert()
+    from colbert.infra.config import ColBERTConfig
+
+    ColBERTConfig().save(str(tmp_path / "artifact.metadata"))
+    meta = json.loads((tmp_path / "artifact.metadata").read_text())["meta"]
+    assert meta["hostname"] and "git_branch" not in meta
