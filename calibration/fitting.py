@@ -89,15 +89,18 @@ def log_loss(p: np.ndarray, y: Sequence[int]) -> float:
     return float(-np.mean(t * np.log(q) + (1 - t) * np.log(1 - q)))
 
 
-def choose_inputs(fit_set: Examples, dev_set: Examples) -> tuple[str, dict[str, float]]:
+def choose_inputs(
+    fit_set: Examples, dev_set: Examples
+) -> tuple[str, IsotonicCalibrator, dict[str, float]]:
     """The `INPUT_SETS` entry whose calibrator, fitted on the train examples, has the least log
-    loss on the dev examples (a proper scoring rule), and each entry's dev log loss."""
-    losses = {
-        name: round(log_loss(IsotonicCalibrator(inputs).fit(fit_set.rows, fit_set.correct)
-                             .predict(dev_set.rows), dev_set.correct), 4)
-        for name, inputs in INPUT_SETS.items()
-    }
-    return min(losses, key=lambda name: (losses[name], name)), losses
+    loss on the dev examples (a proper scoring rule), that calibrator, and each entry's dev log
+    loss."""
+    fitted = {name: IsotonicCalibrator(inputs).fit(fit_set.rows, fit_set.correct)
+              for name, inputs in INPUT_SETS.items()}
+    losses = {name: round(log_loss(cal.predict(dev_set.rows), dev_set.correct), 4)
+              for name, cal in fitted.items()}
+    chosen = min(losses, key=lambda name: (losses[name], name))
+    return chosen, fitted[chosen], losses
 
 
 def guarantee_check(
@@ -139,12 +142,10 @@ def fit_calibration(
     on dev for the configuration's target selective accuracy and delta, check the guarantee,
     save; returns the record."""
     target_accuracy, delta = cfg.target_accuracy, cfg.risk_delta
-    chosen, losses = choose_inputs(fit_set, dev_set)
-    inputs = INPUT_SETS[chosen]
-    calibrator = IsotonicCalibrator(inputs).fit(fit_set.rows, fit_set.correct)
+    chosen, calibrator, losses = choose_inputs(fit_set, dev_set)
     dev_p = calibrator.predict(dev_set.rows)
     threshold = choose_threshold(dev_p, dev_set.correct, target_accuracy, delta)
-    pooled_p = np.r_[out_of_fold(fit_set.rows, fit_set.correct, inputs=inputs), dev_p]
+    pooled_p = np.r_[out_of_fold(fit_set.rows, fit_set.correct, inputs=calibrator.inputs), dev_p]
     pooled_y = np.r_[fit_set.correct, dev_set.correct]
     meta = {
         **record,

@@ -159,20 +159,25 @@ def _cued_year(m: re.Match[str], today: date) -> int:
     return int(m["yr"]) if m["yr"] else _full_year(int(m["yr2"]), today)
 
 
+def _year_of(m: re.Match[str], today: date) -> int | None:
+    """The year a DATE_RE match names (None for a day without a year, "today", or a numeric
+    date outside 1800-2199, such as a paragraph label "1013-2-1")."""
+    if m["yr"] or m["yr2"]:
+        return _cued_year(m, today)
+    if m["num_y"]:
+        y = _full_year(int(m["num_y"]), today) if len(m["num_y"]) == 2 else int(m["num_y"])
+    else:
+        named = m["mdy_y"] or m["my_y"] or m["dmy_y"] or m["iso_y"]
+        if not named:
+            return None
+        y = int(named)
+    return y if 1800 <= y <= 2199 or not (m["num"] or m["iso"]) else None
+
+
 def _named_year(question: str, today: date) -> int | None:
     """The one year a question names, with a year cue ("in '97", "during 2012") or in its
     dates with a year ("May 8, 2019"), else None."""
-    years = set()
-    for m in DATE_RE.finditer(question):
-        if m["yr"] or m["yr2"]:
-            years.add(_cued_year(m, today))
-        elif m["num_y"]:
-            years.add(_full_year(int(m["num_y"]), today) if len(m["num_y"]) == 2
-                      else int(m["num_y"]))
-        else:
-            named = m["mdy_y"] or m["my_y"] or m["dmy_y"] or m["iso_y"]
-            if named:
-                years.add(int(named))
+    years = {y for m in DATE_RE.finditer(question) if (y := _year_of(m, today)) is not None}
     return years.pop() if len(years) == 1 else None
 
 
@@ -213,6 +218,9 @@ def find_dates(question: str, today: date) -> list[DateMention]:
     out: list[DateMention] = []
     year: int | None = None  # the year a day without one is in, found when first needed
     for m in DATE_RE.finditer(question):
+        named = _year_of(m, today) or 0
+        if (m.group("iso") or m.group("num")) and not named:
+            continue  # e.g. a paragraph label "1013-2-1", not a date
         if m.group("mdy"):
             grp = "mdy"
             y, mo, d = int(m["mdy_y"]), MONTHS[m["mdy_m"].lower()], int(m["mdy_d"])
@@ -228,21 +236,15 @@ def find_dates(question: str, today: date) -> list[DateMention]:
             gran = "day"
         elif m.group("iso"):
             grp = "iso"
-            y, mo, d = int(m["iso_y"]), int(m["iso_m"]), int(m["iso_d"])
-            if not 1800 <= y <= 2199:
-                continue  # e.g. a paragraph label "1013-2-1", not a date
+            y, mo, d = named, int(m["iso_m"]), int(m["iso_d"])
             gran = "day"
         elif m.group("num"):
             grp = "num"
-            y, mo, d = int(m["num_y"]), int(m["num_m"]), int(m["num_d"])
-            if len(m["num_y"]) == 2:
-                y = _full_year(y, today)
-            if not 1800 <= y <= 2199:
-                continue
+            y, mo, d = named, int(m["num_m"]), int(m["num_d"])
             gran = "day"
         elif m.group("yr") or m.group("yr2"):
             grp = "yr" if m.group("yr") else "yr2"
-            y, mo, d = _cued_year(m, today), 1, 1
+            y, mo, d = named, 1, 1
             gran = "year"
         elif m.group("md"):
             year = _named_year(question, today) if year is None else year

@@ -80,9 +80,9 @@ def test_dev_chooses_the_input_set_that_carries_over() -> None:
     typed = [{**r, "qtype_lookup": float(c)} for r, c in zip(rows, y, strict=True)]
     fit = Examples(typed[:200], list(y[:200]), [])
     flipped = [{**r, "qtype_lookup": 1.0 - r["qtype_lookup"]} for r in typed[200:]]
-    chosen, losses = choose_inputs(fit, Examples(flipped, list(y[200:]), []))
+    chosen, _, losses = choose_inputs(fit, Examples(flipped, list(y[200:]), []))
     assert chosen == "structural" and losses["structural"] < losses["structural + query type"]
-    chosen, _ = choose_inputs(fit, Examples(typed[200:], list(y[200:]), []))
+    chosen, _, _ = choose_inputs(fit, Examples(typed[200:], list(y[200:]), []))
     assert chosen == "structural + query type"
     assert log_loss(np.array([0.5, 0.5]), [1, 0]) == pytest.approx(np.log(2))
 

@@ -95,7 +95,7 @@ def test_the_index_holds_one_encoding_pass_of_every_passage(built: dict) -> None
     assert searcher.ranker.doclens.tolist() == lengths
     codes = searcher.ranker.codec.compress_into_codes(vectors.half(), out_device="cpu")
     # a near tie may fall either way, and onnx-int8 quantizes activations per batch, so a
-    # passage encoded in other company may land on a neighbouring centroid (about 0.98 here;
+    # passage encoded in another batch may land on a neighbouring centroid (about 0.98 here;
     # above 0.99 with the float backends); vectors reused out of order would match far less
     assert (codes == stored).float().mean() > 0.95
 
