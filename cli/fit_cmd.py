@@ -17,7 +17,9 @@ TOP_WEIGHTS = 12
 def fit_command(
     index: Annotated[Path, typer.Option("--index", help="Index directory built by `ingest`.")],
     train: Annotated[Path, typer.Option("--train", help="Training queries (JSONL).")],
-    dev: Annotated[Path, typer.Option("--dev", help="Dev queries for early stopping (JSONL).")],
+    dev: Annotated[Path, typer.Option(
+        "--dev", help="Dev queries; the calibrators' inputs and thresholds are chosen on them "
+        "(JSONL).")],
     out_dir: Annotated[Path, typer.Option("--out", help="Models folder to write.")] = Path(
         "models"
     ),
@@ -34,7 +36,7 @@ def fit_command(
         ),
     ] = "H0,H4,H5",
 ) -> None:
-    """Fit on train (early-stopped on dev) and save each model with its schema and record."""
+    """Fit on train (calibration chosen on dev) and save each model with its schema and record."""
     from structfirst.engine.configuration import load_configurations
     from structfirst.eval.ablation import AblationError, select_configurations
     from structfirst.fusion.models import ModelError

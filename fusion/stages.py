@@ -40,7 +40,7 @@ class LearnedFusion(Stage):
         labels: Sequence[Labels],
         dev: Examples | None = None,
     ) -> LearnedFusion:
-        """Train the model on the frames' candidates; `dev` early-stops the LightGBM ranker."""
+        """Train the model on the frames' candidates (`dev` goes to the model's `fit`)."""
         held_out = None
         if dev is not None:
             held_out = ([f.candidates for f in dev[0]], labels_of(dev[0], dev[1]))

@@ -5,10 +5,10 @@
 
 Each query goes through the configuration's stages up to its first learned step under the
 default protocol (the question and the case date only); the learned steps are then fitted in
-order on the train frames (`Pipeline.fit`), the fusion model early-stopped on dev. Every model
-folder records its feature schema, the hashes of the train and dev files, the snapshot id, the
-library versions, the inputs it was trained with and its tuning record. A model folder named by
-several configurations is fitted once.
+order on the train frames (`Pipeline.fit`), and dev chooses the calibrator's inputs and
+threshold. Every model folder records its feature schema, the hashes of the train and dev
+files, the snapshot id, the library versions, the inputs it was trained with and its tuning
+record. A model folder named by several configurations is fitted once.
 """
 
 from __future__ import annotations
@@ -33,7 +33,8 @@ from structfirst.fusion.stages import LearnedFusion
 
 PROCEDURES = {
     "lightgbm": "LGBMRanker lambdarank on graded labels, one group per query, at most 50 trees "
-    "of 7 leaves (depth 3), fitted on train, early-stopped on dev nDCG@10",
+    "of 7 leaves (depth 3), fitted on train, the tree count by 5-fold cross-validated nDCG@10 "
+    "over the train queries",
     "logistic": "L2 logistic regression (C=1) on standardized features, relevant = grade >= 1, "
     "fitted on train",
     "domain": "gamma by a pairwise logistic loss (f_theta as offset, L2 1e-3) over the fused top "

@@ -9,10 +9,11 @@ from pathlib import Path
 
 import pytest
 from learning_data import learned_config
+from structfirst.engine.configuration import get_configuration
 from structfirst.engine.engine import Engine
 from structfirst.engine.features import FEATURE_NAMES
 from structfirst.eval.query_set import Query
-from structfirst.fusion.models import META_FILE, ModelError, load_model
+from structfirst.fusion.models import META_FILE, LightGBMRanker, ModelError, load_model
 from structfirst.fusion.training import FitError, fit_configurations
 from structfirst.ingest.corpus import REPO_ROOT
 
@@ -47,9 +48,11 @@ def fitted(
 
 def test_fit_writes_the_model_with_its_record(fitted: Path) -> None:
     meta = json.loads((fitted / "fusion-lightgbm" / META_FILE).read_text())
-    assert meta["kind"] == "lightgbm" and meta["trees"] <= 50
+    assert meta["kind"] == "lightgbm" and meta["trees_by"] == "cv"
+    curve = meta["cv_ndcg@10_by_trees"]  # the fold-mean nDCG@10 after 1..50 trees
+    assert len(curve) == 50 and meta["trees"] == curve.index(max(curve)) + 1
     assert len(meta["training_set_sha256"]) == 64 and meta["snapshot_id"]
-    assert meta["tuning"]["split"] == "train" and "early-stopped on dev" in meta["tuning"][
+    assert meta["tuning"]["split"] == "train" and "cross-validated" in meta["tuning"][
         "procedure"
     ]
     assert set(meta["library_versions"]) >= {"lightgbm", "scikit-learn"}
@@ -57,6 +60,27 @@ def test_fit_writes_the_model_with_its_record(fitted: Path) -> None:
     assert max(meta["weights"].values()) > 0  # gain importances
     logistic = json.loads((fitted / "fusion-logistic" / META_FILE).read_text())
     assert logistic["kind"] == "logistic" and len(logistic["weights"]) == len(meta["weights"])
+
+
+@pytest.mark.parametrize(
+    ("ranker", "error"),
+    [
+        (LightGBMRanker(trees_by="dev"), "needs the dev lists"),
+        (LightGBMRanker(trees_by="best"), "trees_by must be one of"),
+        (LightGBMRanker(cv_folds=5), "needs at least 5 queries with candidates, got 1"),
+    ],
+)
+def test_the_tree_count_needs_what_it_is_chosen_on(
+    small_index: Path, ranker: LightGBMRanker, error: str
+) -> None:
+    engine = Engine.open(small_index)
+    frame = engine.pipeline(get_configuration("fast")).transform(
+        engine.start_frame("What does 'insider' mean?", date(2012, 1, 1), None,
+                           get_configuration("fast"))
+    )
+    lists = [engine.features_stage(learned_config()).transform(frame).candidates]
+    with pytest.raises(ValueError, match=error):
+        ranker.fit(lists, [[1] + [0] * (len(lists[0]) - 1)])
 
 
 def test_the_engine_answers_with_the_learned_fusion(small_index: Path, fitted: Path) -> None:
@@ -110,7 +134,6 @@ def test_fit_refuses_an_empty_train_split_and_the_test_split(
 
 
 def test_configurations_share_head_frames_only_when_their_heads_match() -> None:
-    from structfirst.engine.configuration import get_configuration
     from structfirst.fusion.training import head_settings
 
     h5 = head_settings(get_configuration("H5"))
