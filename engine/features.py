@@ -77,6 +77,8 @@ FEATURE_DOCS: dict[str, str] = {
     "exception_link": "1 if an exception-worded cross-reference joins it to another top-20 "
     "candidate",
     **{f"qtype_{t}": f"1 if the question is of type {t}" for t in QUERY_TYPES},
+    "location_section": "1 if the question asks where the law on something is (which section, "
+    "where in the Code) and the candidate is a whole section",
     "contradictions": "dated parameters of the provision whose value at the as-of date the "
     "candidate's text does not state while stating other amounts or periods",
 }
@@ -232,6 +234,11 @@ def feature_query_type(query_type: str) -> dict[str, float]:
     return {f"qtype_{t}": float(query_type == t) for t in QUERY_TYPES}
 
 
+def feature_location(asks_location: bool, v: ArtifactVersion) -> dict[str, float]:
+    """Whether a question asking where the law on something is meets a whole section."""
+    return {"location_section": float(asks_location and v.type == "Section")}
+
+
 def words(text: str) -> frozenset[str]:
     return frozenset(w.rstrip("s") for w in _WORD.findall(text.lower()))
 
@@ -322,6 +329,7 @@ class StructuralFeatures(Stage):
                 **feature_citation(v.node_id, cited),
                 "exception_link": self._exception_link(cand.version_id, top),
                 **feature_query_type(query.query_type),
+                **feature_location(parsed.asks_location, v),
                 **feature_contradictions(v, query.as_of, self.parameters),
             }
             higher.add(v.node_id)

@@ -35,6 +35,9 @@ What it extracts
 * defined terms (`TermMention`): quoted terms ('insider', "consumer debt"), the X of "what
   does X mean", "definition of X", "meaning of X", "define X", and the TERM of "is X a/an
   TERM?" / "who is a/an TERM".
+* `asks_location`: the question asks where the law on something is ("which section covers",
+  "what provision governs", "which part of Regulation B", "where in the Code would I find",
+  "point me to"), so a whole section answers it better than one of its clauses.
 
 Query type (first rule that fires; `type_reason` names it)
 ----------------------------------------------------------
@@ -175,6 +178,7 @@ class ParsedQuery:
     jurisdictions: tuple[JurisdictionMention, ...] = ()
     unresolved_citations: tuple[UnresolvedCitation, ...] = ()
     warnings: tuple[str, ...] = field(default=())
+    asks_location: bool = False
 
     @property
     def seeds(self) -> tuple[str, ...]:
@@ -333,6 +337,17 @@ PREDICATE_RES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
             r"\bwhat\s+(?:is|was)\s+the\s+text\s+of\b",
         ),
     )
+)
+# "which section covers ...", "which part of Regulation B", "what provision governs", "where
+# in the Code would I find", "point me to"; not "what part of the debt" (a share of it)
+ASKS_LOCATION = _wrx(
+    r"\b(?:which|what)\s+(?:sections?|provisions?|subsections?|paragraphs?|subchapters?|"
+    r"subparts?)\b|\bwhich\s+(?:part|chapter|rule|regulation|statute)s?\b|"
+    r"\bwhat\s+part\s+of\s+(?:the\s+)?(?:regulation|title|code|cfr|u\.?s\.?c|rules?|statute|"
+    r"law|bankruptcy\s+code)\b|"
+    r"\bwhere(?:['’]s|\s+(?:in|does|do|is|are|can|could|would|should|will))[^?.;]{0,60}?\b(?:find|law|code|regulations?|statutes?|rules?|c\.?f\.?r|u\.?s\.?c|"
+    r"covered|addressed|governed|located|found)\b|\bpoint\s+(?:me|us)\s+to\b|"
+    r"\bcite\s+the\s+(?:section|provision|rule|regulation|statute)\b"
 )
 _TYPE_PREDICATE = {
     "jurisdiction_comparison": ("comparison",),
@@ -592,6 +607,7 @@ def parse_query(
         jurisdictions=tuple(mentions),
         unresolved_citations=tuple(unresolved),
         warnings=tuple(warnings),
+        asks_location=bool(ASKS_LOCATION.search(q)),
     )
 
 

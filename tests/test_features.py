@@ -24,6 +24,7 @@ from structfirst.engine.features import (
     feature_graph_path,
     feature_headings,
     feature_hierarchy,
+    feature_location,
     feature_matrix,
     feature_plane_scores,
     feature_query_type,
@@ -165,6 +166,13 @@ def test_query_type_one_hot() -> None:
     f = feature_query_type("threshold_check")
     assert f["qtype_threshold_check"] == 1.0 and sum(f.values()) == 1.0
     assert set(f) == {f"qtype_{t}" for t in QUERY_TYPES}
+
+
+def test_a_question_asking_where_prefers_whole_sections() -> None:
+    section = version("/us/usc/t11/s541", type="Section")
+    assert feature_location(True, section) == {"location_section": 1.0}
+    assert feature_location(True, version()) == {"location_section": 0.0}  # a clause
+    assert feature_location(False, section) == {"location_section": 0.0}
 
 
 def test_stated_values_and_contradictions_against_the_dated_parameter(engine: Engine) -> None:

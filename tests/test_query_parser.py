@@ -662,6 +662,23 @@ def test_query_type_and_predicate(question, qtype, predicate):
     assert_spans_slice_back(p)
 
 
+@pytest.mark.parametrize(
+    ("question", "asks"),
+    [
+        ("Which part of Regulation B covers penalties for violating it?", True),
+        ("What section governs what assets go into the estate?", True),
+        ("Where in federal bankruptcy law would I find the rules on repayment plans?", True),
+        ("Where's the rule that stops an employer firing someone for going bankrupt?", True),
+        ("Point me to the federal regulation on ATM receipts.", True),
+        ("What part of the debt is dischargeable?", False),  # a share, not a place
+        ("Where does the debtor have to file?", False),
+        ("What does 11 U.S.C. § 547(b) say?", False),
+    ],
+)
+def test_asks_location(question, asks):
+    assert parse(question).asks_location is asks
+
+
 # --- output -------------------------------------------------------------------------------
 
 
