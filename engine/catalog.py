@@ -9,6 +9,7 @@ checks and explicit sets; the query path never needs the list.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import date
@@ -29,7 +30,17 @@ def parent_node(node_id: str) -> str:
 
 _COLUMNS = (
     "version_id, node_id, type, citation, heading, text, hierarchy_path, jurisdiction, authority, "
-    "effective_from, effective_to, source_id, span_start, span_end"
+    "effective_from, effective_to, source_id, span_start, span_end, "
+    "json_extract_string(attrs, '$.note_kind')"
+)
+# Legislative history, commentary on a provision rather than law: the US Code's "Historical and
+# Revision Notes" class, and notes headed as committee reports or legislative statements
+# (the Code's markup files many of those under its miscellaneous class)
+LEGISLATIVE_HISTORY_NOTE_KINDS = frozenset({"historicalandrevision-note"})
+LEGISLATIVE_HISTORY_HEADING = re.compile(
+    r"^\s*(?:(?:senate|house|conference)\s+(?:committee\s+)?report|legislative\s+statements?|"
+    r"historical\s+and\s+revision\s+notes?|history\s+of\s+bankruptcy\s+acts)\b",
+    re.I,
 )
 
 
@@ -49,6 +60,14 @@ class ArtifactVersion:
     source_id: str
     span_start: int
     span_end: int
+    note_kind: str | None = None  # a note's class in its source's markup
+
+    @property
+    def is_legislative_history(self) -> bool:
+        return self.type == "Note" and (
+            self.note_kind in LEGISLATIVE_HISTORY_NOTE_KINDS
+            or bool(LEGISLATIVE_HISTORY_HEADING.match(self.heading or ""))
+        )
 
     def valid_at(self, day: date) -> bool:
         start_ok = self.effective_from is None or self.effective_from <= day

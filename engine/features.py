@@ -60,6 +60,8 @@ FEATURE_DOCS: dict[str, str] = {
     "days_since_start": "days from the version's start to the as-of date (0 if no start)",
     "days_until_end": f"days from the as-of date to the version's end ({OPEN_END_DAYS:.0f} open)",
     **{f"authority_{a}": f"1 if the candidate's authority is {a}" for a in AUTHORITIES},
+    "legislative_history": "1 if the candidate is a legislative-history note (committee "
+    "reports, legislative statements): commentary, not law",
     "is_defined_term": "1 if the candidate is a defined-term node",
     "hierarchy_depth": "levels below its section (a section is 0)",
     "enclosing_ranks_higher": "1 if a provision enclosing it ranks higher in the input order",
@@ -162,8 +164,10 @@ def feature_validity(v: ArtifactVersion, as_of: date, jurisdiction: str) -> dict
 
 
 def feature_authority(v: ArtifactVersion) -> dict[str, float]:
-    """One-hot authority, and whether the node is a defined term."""
+    """One-hot authority, whether the node is legislative history, and whether it is a
+    defined term."""
     out = {f"authority_{a}": float(v.authority == a) for a in AUTHORITIES}
+    out["legislative_history"] = float(v.is_legislative_history)
     out["is_defined_term"] = float(v.type == "DefinedTerm")
     return out
 

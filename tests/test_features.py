@@ -116,7 +116,17 @@ def test_validity_jurisdiction_and_days() -> None:
 def test_authority_one_hot_and_defined_term() -> None:
     f = feature_authority(version(authority="interpretation", type="DefinedTerm"))
     assert f["authority_interpretation"] == f["is_defined_term"] == 1.0
-    assert f["authority_statute"] == f["authority_note"] == 0.0
+    assert f["authority_statute"] == f["authority_note"] == f["legislative_history"] == 0.0
+    revision = version("/us/usc/t11/s547/note/legislative-statements", type="Note",
+                       authority="note", note_kind="historicalandrevision-note")
+    report = version("/us/usc/t11/s547/note/senate-report-no-95-989", type="Note",
+                     authority="note", note_kind="miscellaneous-note",
+                     heading="Senate Report No. 95-989")  # the markup's class misses it
+    assert feature_authority(revision)["legislative_history"] == 1.0
+    assert feature_authority(report)["legislative_history"] == 1.0
+    amounts = version("/us/usc/t11/s104/note/adjustment-of-dollar-amounts", type="Note",
+                      authority="note", note_kind="adjustment-of-dollar-amounts")
+    assert feature_authority(amounts)["legislative_history"] == 0.0
 
 
 def test_hierarchy_depth_and_enclosing_provision_ranked_higher() -> None:
