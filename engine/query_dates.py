@@ -28,8 +28,9 @@ uncertainty. A modifier shifts the point: "before/prior to X" -> the day before 
 
 Roles (from the words just before the date, within its clause; the nearest cue wins):
   as_of     "as of X", "as of policy issuance on X", "effective X", "in effect on X"
-  filing    "filed on X", "a case filed in X", "petition date of X", "commenced on X"
-  transfer  "paid ... on X", "transferred on X", "payment was made on X"
+  filing    "filed on X", "a case filed in X", "petition date of X", "commenced on X"; and,
+            from the words just after it, "my employer's X bankruptcy filing", "a X petition"
+  transfer  "paid ... on X", "transferred on X", "payment was made on X", "a lump sum on X"
   generic   any other date (a point in time the question is about)
 
 An impossible date ("February 30, 2016", "2016-13-01") raises `QueryError` naming the text
@@ -109,7 +110,7 @@ _CUES: tuple[tuple[str, re.Pattern[str]], ...] = (
         "transfer",
         re.compile(
             r"(?s:.*)\b(?P<kw>paid|pays|repaid|transferred|transfers?|payments?|made|"
-            r"received|wired|sent)\b" + _GAP.format(n=8) + r"$",
+            r"received|wired|sent|lump\s+sum)\b" + _GAP.format(n=8) + r"$",
             re.I,
         ),
     ),
@@ -123,6 +124,11 @@ _CURRENT_NOUN = re.compile(
     r"\s+(?:version|law|text|rule|threshold|amount|limit|minimum|maximum|figure|value|"
     r"statute|regulation|code|edition)",
     re.I,
+)
+# a date that names the filing it qualifies: "my employer's March 10, 2003 bankruptcy filing",
+# "a January 23, 2023 filing", "the 6/1/2020 chapter 7 petition"
+_FILING_NOUN = re.compile(
+    r"\s+(?:(?:bankruptcy|chapter\s+\d+|ch\.?\s*\d+)\s+)?(?P<kw>filing|petition)\b", re.I
 )
 _NOW_LEAD = re.compile(r"\b(?:as\s+of|right)\s+$", re.I)
 _CLAUSE_BREAK = re.compile(r"[?!;]|\.(?=\s+[A-Z])|\n")
@@ -287,6 +293,9 @@ def find_dates(question: str, today: date) -> list[DateMention]:
             cm = rx.match(prefix)
             if cm and cm.start("kw") > best:
                 role, cue, best = name, " ".join(cm["kw"].lower().split()), cm.start("kw")
+        named = _FILING_NOUN.match(question, span[1])
+        if named:
+            role, cue = "filing", named["kw"].lower()
         if gran == "today" and text.lower() in ("current", "now"):
             role = "as_of" if role == "generic" else role
         out.append(

@@ -93,7 +93,7 @@ _MULT = {"k": 1_000, "thousand": 1_000, "m": 1_000_000, "mm": 1_000_000, "millio
 
 _APOS = "['’]"
 _OWNER = (r"(?:(?:the|an?|its|his|her|their|my|our|the\s+debtor" + _APOS +
-          r"?s|(?:her|his|their|the)\s+(?:employer|company|business)" + _APOS +
+          r"?s|(?:her|his|their|the|my|our)\s+(?:employer|company|business)" + _APOS +
           r"s|the\s+company" + _APOS + r"s)\s+)?")
 # "the May 2010 filing", "his November 3, 2003 chapter 7", "the 11/14/16 petition"
 _WHEN = (r"(?:(?:(?:[A-Z][a-z]+\.?\s+(?:\d{1,2}(?:st|nd|rd|th)?,?\s+)?)?\d{4}|"
@@ -122,13 +122,21 @@ DURATION_RE = re.compile(
     r"purchased|borrowed|obtained)\b)"
     r"|(?P<later>later),?\s+(?:it|he|she|they|the\s+\w+)\s+filed\b"
     r"|(?P<ago>ago)\b)"
-    # "within the last 60 days", "in the prior 60 days", "in the last month" (one month)
+    # "within the last 60 days", "from the prior 60 days", "in the last month" (one month; not
+    # "an invoice from the previous year")
     r"|\b(?:within|in|during|over|from|for)\s+the\s+(?:last|past|preceding|prior|previous|final)\s+"
-    rf"(?:(?P<n2>{NUM})\s+(?P<unit2>days?|weeks?|months?|years?)|(?P<unit1>day|week|month|year))\b",
+    rf"(?P<n2>{NUM})\s+(?P<unit2>days?|weeks?|months?|years?)\b"
+    r"|\b(?:within|in|during|over)\s+the\s+(?:last|past|preceding|prior|previous|final)\s+"
+    r"(?P<unit1>day|week|month|year)\b",
     re.I,
 )
 _UNIT_DAYS = {"day": 1, "week": 7, "month": 30, "year": 365}
-_SENTENCE_BREAK = re.compile(r"[?!;]|\.(?=\s+[A-Z])|\n")
+# a sentence ends at ? ! ; a line break, or a period before a capital or (in lower-case
+# writing) before a question's first word: "... the petition. is the cousin an insider?"
+_SENTENCE_BREAK = re.compile(
+    r"[?!;]|\.(?=\s+(?:[A-Z]|(?:is|was|were|are|does|do|did|can|could|would|will|should|has|"
+    r"have|how|what|when|who|which)\b))|\n"
+)
 # "Was the debtor insolvent?": a yes/no question about the fact asserts nothing
 _YESNO_LEAD = re.compile(
     r"\s*(?:is|was|were|are|am|(?:does|do|did|would|will|could)\s+(?:it|he|she|they|this|that|"

@@ -69,6 +69,8 @@ def test_an_amount_the_question_takes_off() -> None:
         ("All of his commissions were earned in the last month before the bankruptcy.",
          "days_wages_earned_before_filing", 30),
         ("The wages were earned during the prior 45 days.", "days_wages_earned_before_filing", 45),
+        ("Unpaid wages for work done 120 days before my employer's March 10, 2003 bankruptcy "
+         "filing.", "days_wages_earned_before_filing", 120),
     ],
 )
 def test_durations_ago_and_in_the_last_period(question: str, name: str, value: int) -> None:
@@ -93,6 +95,23 @@ def test_a_date_goes_to_the_fact_its_words_name(question: str, date_fact: str, n
     assert facts[name] == days
 
 
+def test_an_invoice_from_the_previous_year_is_no_window_before_the_filing() -> None:
+    facts = parse("We filed on Aug 10, 2016. Forty-five days before that we paid $40,000 to "
+                  "clear an invoice from the previous year.").fact_values()
+    assert facts["days_before_filing"] == 45
+
+
+@pytest.mark.parametrize(
+    ("question", "filed"),
+    [
+        ("We're looking at a January 23, 2023 filing.", date(2023, 1, 23)),
+        ("As of my June 19, 2000 chapter 13 petition I owe $269,000.", date(2000, 6, 19)),
+    ],
+)
+def test_a_date_that_names_the_filing_is_the_filing_date(question: str, filed: date) -> None:
+    assert parse(question).fact_values()["filing_date"] == filed
+
+
 def test_a_plain_payment_date_is_still_a_transfer_date() -> None:
     facts = parse("The debtor paid the supplier $9,000 on May 1, 2018 and filed on June 15, "
                   "2018.").fact_values()
@@ -107,6 +126,8 @@ def test_a_plain_payment_date_is_still_a_transfer_date() -> None:
         ("The debtor corporation repaid the CFO's daughter.", "relative_of_insider"),
         ("In the chapter 9 case the creditor is the mayor's nephew. Is the nephew an insider?",
          "relative_of_elected_official"),
+        ("quick one: my client's brother lent her $30K before the jan 8 2024 petition. is the "
+         "brother an insider?", "relative"),  # a lower-case question is still a question
     ],
 )
 def test_relationships(question: str, expected: str) -> None:
@@ -130,6 +151,27 @@ def test_a_former_partner_is_no_general_partner() -> None:
         ("The trade creditor would get 5 cents on the dollar in a chapter 7.",
          "creditor_receives_more", True),
         ("No other 547(c) exception applies.", "other_preference_exception", False),
+        ("My lawyer says none of the other exceptions apply.", "other_preference_exception",
+         False),
+        ("The payment was outside the ordinary course and on non-ordinary terms.",
+         "ordinary_business_terms", False),
+        ("He got paid in full while my other creditors will get next to nothing.",
+         "creditor_receives_more", True),
+        ("The bank is better off than it would be in a chapter 7 distribution.",
+         "creditor_receives_more", True),
+        ("I paid my brother back $12,000 I'd owed him for two years.", "antecedent_debt", True),
+        ("I got nothing new for it.", "contemporaneous_exchange", False),
+        ("Our company, a Delaware corporation, owes its CFO deferred pay.", "debtor_kind",
+         "corporation"),
+        ("Our bakery is incorporated and owes $90k.", "debtor_kind", "corporation"),
+        ("Restaurant group, Inc. -- filed Jan 15 2021.", "debtor_kind", "corporation"),
+        ("A general partnership that filed June 14, 1999 paid its bank.", "debtor_kind",
+         "partnership"),
+        ("My wife ran up $1,500 on handbags fifty days before we filed.", "debtor_kind",
+         "individual"),
+        ("Almost all of what I owe is business debt.", "debtor_consumer_debts", False),
+        ("Employed truck driver, paid every two weeks.", "debtor_regular_income", True),
+        ("Unsecured, liquidated debts around $600k.", "noncontingent_unsecured_debts", 600000),
         ("Two unsecured creditors joined in an involuntary petition.", "petitioning_creditors", 2),
         ("Three of us want to file an involuntary case against the company.",
          "petitioning_creditors", 3),
