@@ -3,8 +3,9 @@
 Two models, one interface (`fit(candidate lists, label lists)`, `predict(candidates)`):
 
 - `LightGBMRanker`: `lightgbm.LGBMRanker`, lambdarank over graded labels with one group per
-  query, small as the reference recommends (at most 50 trees, shallow), its tree count chosen
-  by cross-validation over the training queries;
+  query, shallow trees (depth 3), their count chosen by cross-validation over the training
+  queries up to 150 (the reference suggests at most 50 for this much data; the cross-validated
+  curve still rose at 50, and dev agreed: H5 nDCG@10 0.566 with 50, 0.587 with 129);
 - `LogisticRanker`: L2-regularized logistic regression on standardized features (relevant =
   grade >= 1), scored by its decision function.
 
@@ -84,7 +85,7 @@ class LightGBMRanker:
 
     def __init__(
         self,
-        n_estimators: int = 50,
+        n_estimators: int = 150,
         num_leaves: int = 7,
         max_depth: int = 3,
         learning_rate: float = 0.1,

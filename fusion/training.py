@@ -32,7 +32,7 @@ from structfirst.fusion.reranker import DomainReranker
 from structfirst.fusion.stages import LearnedFusion
 
 PROCEDURES = {
-    "lightgbm": "LGBMRanker lambdarank on graded labels, one group per query, at most 50 trees "
+    "lightgbm": "LGBMRanker lambdarank on graded labels, one group per query, at most 150 trees "
     "of 7 leaves (depth 3), fitted on train, the tree count by 5-fold cross-validated nDCG@10 "
     "over the train queries",
     "logistic": "L2 logistic regression (C=1) on standardized features, relevant = grade >= 1, "

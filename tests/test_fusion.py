@@ -49,8 +49,8 @@ def fitted(
 def test_fit_writes_the_model_with_its_record(fitted: Path) -> None:
     meta = json.loads((fitted / "fusion-lightgbm" / META_FILE).read_text())
     assert meta["kind"] == "lightgbm" and meta["trees_by"] == "cv"
-    curve = meta["cv_ndcg@10_by_trees"]  # the fold-mean nDCG@10 after 1..50 trees
-    assert len(curve) == 50 and meta["trees"] == curve.index(max(curve)) + 1
+    curve = meta["cv_ndcg@10_by_trees"]  # the fold-mean nDCG@10 after 1..150 trees
+    assert len(curve) == 150 and meta["trees"] == curve.index(max(curve)) + 1
     assert len(meta["training_set_sha256"]) == 64 and meta["snapshot_id"]
     assert meta["tuning"]["split"] == "train" and "cross-validated" in meta["tuning"][
         "procedure"
