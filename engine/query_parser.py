@@ -345,7 +345,8 @@ ASKS_LOCATION = _wrx(
     r"subparts?)\b|\bwhich\s+(?:part|chapter|rule|regulation|statute)s?\b|"
     r"\bwhat\s+part\s+of\s+(?:the\s+)?(?:regulation|title|code|cfr|u\.?s\.?c|rules?|statute|"
     r"law|bankruptcy\s+code)\b|"
-    r"\bwhere(?:['’]s|\s+(?:in|does|do|is|are|can|could|would|should|will))[^?.;]{0,60}?\b(?:find|law|code|regulations?|statutes?|rules?|c\.?f\.?r|u\.?s\.?c|"
+    r"\bwhere(?:['’]s|\s+(?:in|does|do|is|are|can|could|would|should|will))[^?.;]{0,60}?"
+    r"\b(?:find|law|code|regulations?|statutes?|rules?|c\.?f\.?r|u\.?s\.?c|"
     r"covered|addressed|governed|located|found)\b|\bpoint\s+(?:me|us)\s+to\b|"
     r"\bcite\s+the\s+(?:section|provision|rule|regulation|statute)\b"
 )
