@@ -126,7 +126,8 @@ def _figures(
     import matplotlib.pyplot as plt
 
     paths = {name: out_dir / name for name in FIGURES}
-    fig, ax = plt.subplots(figsize=(7, 4.5))
+    fig, ax = plt.subplots(figsize=(10, 5))
+    ax.set_prop_cycle(color=plt.cm.tab20.colors)  # one colour per configuration, up to 20
     for c in found:
         cov, risk = risk_coverage(c.score, c.correct)
         label = c.name + ("" if c.calibrated else " (by raw top score)")
@@ -138,9 +139,8 @@ def _figures(
     ax.axhline(0.05, color="grey", ls=":", lw=1, label="target risk 0.05")
     ax.set(xlabel="coverage (share of questions answered)", ylabel="selective risk (error rate)",
            title="Risk-coverage: answering the most confident first", xlim=(0, 1), ylim=(0, 1))
-    ax.legend(fontsize=8)
-    fig.tight_layout()
-    fig.savefig(paths["risk_coverage.png"], dpi=110)
+    ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0)
+    fig.savefig(paths["risk_coverage.png"], dpi=110, bbox_inches="tight")
     plt.close(fig)
 
     fig, ax = plt.subplots(figsize=(5.5, 5))
