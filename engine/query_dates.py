@@ -293,9 +293,9 @@ def find_dates(question: str, today: date) -> list[DateMention]:
             cm = rx.match(prefix)
             if cm and cm.start("kw") > best:
                 role, cue, best = name, " ".join(cm["kw"].lower().split()), cm.start("kw")
-        named = _FILING_NOUN.match(question, span[1])
-        if named:
-            role, cue = "filing", named["kw"].lower()
+        filing_noun = _FILING_NOUN.match(question, span[1])
+        if filing_noun:
+            role, cue = "filing", filing_noun["kw"].lower()
         if gran == "today" and text.lower() in ("current", "now"):
             role = "as_of" if role == "generic" else role
         out.append(
