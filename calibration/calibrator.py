@@ -30,6 +30,9 @@ META_FILE = "calibrator.json"
 CONFIDENCE_DOCS: dict[str, str] = {
     "top_score": "the top candidate's final score (reranker, fusion or RRF)",
     "margin": "the top score minus the second candidate's (0 with one candidate)",
+    "top_z": "the top score's distance above the mean of the top 10 scores, in their standard "
+    "deviations (free of the scale of the model that scored them; 0 with one candidate)",
+    "margin_z": "the margin in standard deviations of the top 10 scores (0 with one candidate)",
     "agreement": "fraction of the planes that placed the top candidate in their top 10",
     "graph_support": "1 / (1 + graph path length) of the top candidate; 0 unreached",
     "rule_support": "1 if a decided rule (true, false or a parameter value) rests on it",
@@ -44,14 +47,24 @@ SCORE_ONLY = ("top_score",)
 QUERY_TYPE_INPUTS = tuple(f"qtype_{t}" for t in QUERY_TYPES)
 # the input sets `structfirst fit` chooses between on dev (`fitting.choose_inputs`): the query
 # type is a strong signal on the split it was fitted on and may not carry to another mix of types
+# a learned model's raw scores have another scale in each fitting (the cross-fitted fold models
+# that score train against the final model), so some sets read the scores only scale-free
+RAW_SCORES = ("top_score", "margin")
+SCALE_FREE = ("top_z", "margin_z")
+STRUCTURAL = tuple(n for n in CONFIDENCE_FEATURES if n not in QUERY_TYPE_INPUTS)
 INPUT_SETS: dict[str, tuple[str, ...]] = {
-    "structural": tuple(n for n in CONFIDENCE_FEATURES if n not in QUERY_TYPE_INPUTS),
-    "structural + query type": CONFIDENCE_FEATURES,
+    "structural": tuple(n for n in STRUCTURAL if n not in SCALE_FREE),
+    "structural + query type": tuple(n for n in CONFIDENCE_FEATURES if n not in SCALE_FREE),
+    "structural, scale-free scores": tuple(n for n in STRUCTURAL if n not in RAW_SCORES),
+    "structural, scale-free scores + query type": tuple(
+        n for n in CONFIDENCE_FEATURES if n not in RAW_SCORES),
 }
 # the words an abstention gives when a feature pulls the confidence down the most
 WEAK_REASON = {
     "top_score": "the top candidate scores low",
     "margin": "the top two candidates score alike",
+    "top_z": "the top candidate does not stand out from the rest",
+    "margin_z": "the top two candidates score alike",
     "agreement": "planes disagree",
     "graph_support": "no citation path from the question's provisions reaches the top candidate",
     "rule_support": "no decided rule rests on the top candidate",
@@ -75,6 +88,11 @@ def confidence_features(frame: QueryFrame) -> dict[str, float]:
     f = top.features
     out["top_score"] = top.score
     out["margin"] = top.score - second.score if second else 0.0
+    head = np.array([c.score for c in frame.candidates[:10]], dtype=float)
+    spread = float(head.std()) if len(head) > 1 else 0.0
+    if spread > 0:
+        out["top_z"] = (top.score - float(head.mean())) / spread
+        out["margin_z"] = out["margin"] / spread
     ranks = [r for r in top.plane_ranks.values() if r <= 10]
     out["agreement"] = f.get("planes_top10", len(ranks) / max(1, len(frame.ranked)))
     path = f.get("graph_path_length", -1.0)

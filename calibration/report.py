@@ -33,7 +33,8 @@ from structfirst.eval import metrics as M
 from structfirst.eval.query_set import QUERY_TYPES, Query, load_queries, load_run
 
 FIGURES = ("risk_coverage.png", "reliability.png", "ndcg_by_type.png")
-TABLE_METRICS = ("aurc", "ece", "brier", "selective_accuracy@90", "coverage@95", "nDCG@10")
+TABLE_METRICS = ("aurc", "ece", "ece_floor", "brier", "selective_accuracy@90", "coverage@95",
+                 "nDCG@10")
 BINS = M.DEFAULT_BINS
 EXAMPLES_PER_REASON = 3
 

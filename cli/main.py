@@ -7,6 +7,7 @@ from structfirst.cli import (
     adapt_cmd,
     eval_cmd,
     fit_cmd,
+    fit_facts_cmd,
     ingest_cmd,
     query_cmd,
     report_cmd,
@@ -20,6 +21,7 @@ ingest_cmd.register(app)
 query_cmd.register(app)
 eval_cmd.register(app)
 fit_cmd.register(app)
+fit_facts_cmd.register(app)
 report_cmd.register(app)
 adapt_cmd.register(app)
 app.add_typer(rules_cmd.app, name="rules", help="Rule authors' tools: lint, test, explain.")

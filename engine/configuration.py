@@ -46,6 +46,7 @@ class EngineConfig:
     fusion_model: str = ""
     reranker_model: str = ""
     calibration_model: str = ""
+    fact_reader: str = ""  # the learned fact reader's folder ("": the declared patterns alone)
     k_per_plane: int = 100
     rrf_k: int = 60
     plane_weights: dict[str, float] = field(default_factory=dict)  # weighted RRF, default 1

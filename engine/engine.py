@@ -38,6 +38,7 @@ from structfirst.engine.decision import calibrated_decision, decide
 from structfirst.engine.evidence import Decision, EvidenceBundle, EvidenceCandidate
 from structfirst.engine.features import StructuralFeatures
 from structfirst.engine.graph_plane import GraphPlane
+from structfirst.engine.learned_facts import LearnedFactReader
 from structfirst.engine.pipeline import Pipeline, QueryFrame, Stage, elapsed_ms
 from structfirst.engine.plane import HardFilter, Plane, PlaneQuery
 from structfirst.engine.query_citations import DEFAULT_JURISDICTION
@@ -130,6 +131,7 @@ class Engine:
         self._reranker: ColbertReranker | None = None
         self._pipelines: dict[str, Pipeline] = {}
         self._calibrators: dict[Path, tuple[IsotonicCalibrator, dict[str, Any]]] = {}
+        self._fact_readers: dict[Path, LearnedFactReader] = {}
         self._lock = threading.RLock()
         self._lease = snapshot_lease
         self.index_dir = index_dir
@@ -203,11 +205,13 @@ class Engine:
                     f"configuration {cfg.name} needs the {part} index, but {self.snapshot.path} "
                     f"has no {sub}/ (ingest without --no-dense)"
                 )
-        for model in (cfg.fusion_model, cfg.reranker_model, cfg.calibration_model):
+        for model in (cfg.fusion_model, cfg.reranker_model, cfg.calibration_model,
+                      cfg.fact_reader):
             if model and not (self.models_dir / model).is_dir():
+                fit = "fit-facts" if model == cfg.fact_reader else "fit"
                 raise ValueError(
                     f"configuration {cfg.name} needs the model {self.models_dir / model}, "
-                    "which does not exist (run `structfirst fit`)"
+                    f"which does not exist (run `structfirst {fit}`)"
                 )
 
     def plane(self, name: str, cfg: EngineConfig) -> Plane:
@@ -295,6 +299,8 @@ class Engine:
             corpus_jurisdictions=self.catalog.jurisdictions,
             default_jurisdiction=self.catalog.default_jurisdiction(DEFAULT_JURISDICTION),
         )
+        if cfg.fact_reader:
+            parsed = self.fact_reader(cfg).transform(parsed)
         allowed = self._hard_filter(cfg, parsed.as_of.value, parsed.jurisdiction.value, authorities)
         query = PlaneQuery(
             text=query_terms(parsed),
@@ -409,6 +415,14 @@ class Engine:
                     )
                 self._calibrators[folder] = (calibrator, record)
             return self._calibrators[folder]
+
+    def fact_reader(self, cfg: EngineConfig) -> LearnedFactReader:
+        """The configuration's learned fact reader, loaded once."""
+        folder = self.models_dir / cfg.fact_reader
+        with self._lock:
+            if folder not in self._fact_readers:
+                self._fact_readers[folder] = LearnedFactReader.load(folder)[0]
+            return self._fact_readers[folder]
 
     def neural_scorer(self) -> ColbertReranker:
         """f_theta: the late-interaction (MaxSim) scorer, loaded on first use."""

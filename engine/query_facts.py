@@ -193,6 +193,9 @@ class QueryFact:
     unit: str | None = None  # "USD" for amounts, "days" for durations
     approximate: bool = False  # a month or year converted to days
     derived: bool = False  # computed from other facts (days_before_filing from two dates)
+    # the learned reader's probability (`engine.learned_facts`; span: the whole question);
+    # None for a fact a declared pattern read
+    confidence: float | None = None
 
 
 class _Sentences:
@@ -335,7 +338,7 @@ class FactReader:
             if spec is None:
                 spec = before.get(span[0])
             if spec is not None:
-                add(spec, _sum(_amount_value(m) for m in group), span,
+                add(spec, _sum(amount_value(m) for m in group), span,
                     approximate=any(hedged(m.span()) for m in group))
 
         duration_words = _Keywords(q, c["keywords"])
@@ -482,7 +485,7 @@ def _less(q: str, fact: QueryFact, minus: list[re.Match[str]]) -> QueryFact:
     total, but $15,000 of that is covered by a lien")."""
     value = fact.value
     assert isinstance(value, (int, float))
-    value = round(value - sum(_amount_value(m) for m in minus), 2)
+    value = round(value - sum(amount_value(m) for m in minus), 2)
     lo, hi = min(fact.span[0], minus[0].start()), max(fact.span[1], minus[-1].end())
     return QueryFact(fact.name, int(value) if value == int(value) else value, fact.type, (lo, hi),
                      q[lo:hi], fact.unit, fact.approximate, derived=True)
@@ -523,7 +526,7 @@ def _asked_not_asserted(q: str, span: Span, sentences: _Sentences, *,
                                                                span[0]))
 
 
-def _amount_value(m: re.Match[str]) -> int | float:
+def amount_value(m: re.Match[str]) -> int | float:
     if m["num"]:
         num, dec, mult = m["num"], m["dec"], m["mult"]
     elif m["num2"]:

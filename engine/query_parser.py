@@ -196,7 +196,7 @@ class ParsedQuery:
         (`rules.selection`), so that one phrase is not both a rule's keyword and its fact."""
         chars = list(self.question)
         for f in self.facts:
-            if not f.derived:
+            if not f.derived and f.confidence is None:
                 chars[f.span[0]:f.span[1]] = " " * (f.span[1] - f.span[0])
         return "".join(chars)
 

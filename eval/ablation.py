@@ -59,7 +59,8 @@ from structfirst.ingest.duckdb_store import connect_readonly
 
 DEFAULT_K = 100
 BASELINE = "H0"
-CALIBRATION_METRICS = ("ece", "brier", "aurc", "selective_accuracy@90", "coverage@95")
+CALIBRATION_METRICS = ("ece", "ece_floor", "brier", "aurc", "selective_accuracy@90",
+                       "coverage@95")
 NO_CONFIDENCE = "not applicable: no calibrated confidence (decision.confidence is None)"
 PROTOCOLS = {
     "user": "the engine receives the question and the case date (as_of) only; the jurisdiction "

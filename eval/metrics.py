@@ -273,6 +273,22 @@ def ece(p: Sequence[float], y: Sequence[float], bins: int = DEFAULT_BINS) -> flo
     return float(total)
 
 
+def ece_floor(p: Sequence[float], y: Sequence[float], bins: int = DEFAULT_BINS,
+              draws: int = 200, seed: int = 0) -> float:
+    """The ECE that perfectly calibrated confidences `p` would show on this many questions:
+    the mean ECE over `draws` outcome sets drawn as Bernoulli(p) (`y` is only checked). An
+    observed ECE near it is as low as the sample can show; a target below it is unmeasurable."""
+    p, _ = _check(p, y)
+    outcomes = (np.random.default_rng(seed).uniform(size=(draws, p.size)) < p).astype(float)
+    idx = np.minimum((p * bins).astype(int), bins - 1)
+    total = np.zeros(draws)
+    for b in range(bins):
+        m = idx == b
+        if m.any():
+            total += m.sum() / p.size * np.abs(outcomes[:, m].mean(axis=1) - p[m].mean())
+    return float(total.mean())
+
+
 def brier(p: Sequence[float], y: Sequence[float]) -> float:
     """Brier score: mean of (p_i - y_i)^2."""
     p, y = _check(p, y)
@@ -401,6 +417,7 @@ def metric_table(bins: int = DEFAULT_BINS) -> dict[str, tuple[Extract, Reduce]]:
         "abstention_precision": _abstention("precision"),
         "abstention_recall": _abstention("recall"),
         "ece": _calibration(ece, bins=bins),
+        "ece_floor": _calibration(ece_floor, bins=bins),
         "brier": _calibration(brier),
         "aurc": _calibration(aurc),
         "selective_accuracy@90": _calibration(selective_accuracy, coverage=0.9),

@@ -37,6 +37,9 @@ METRIC_NOTES = {
     "abstention_precision": "abstentions that were on unanswerable queries",
     "abstention_recall": "unanswerable queries the configuration abstained on",
     "ece": "expected calibration error, 10 equal-width bins",
+    "ece_floor": "the ECE perfectly calibrated confidences would show on this many questions "
+                 "(mean over 200 outcome draws from the confidences): an ECE near it is as low "
+                 "as the sample can show",
     "brier": "Brier score of the confidence",
     "aurc": "area under the risk-coverage curve",
     "selective_accuracy@90": "accuracy on the 90% most confident",

@@ -3,6 +3,7 @@
     python -m structfirst.eval.verdict_accuracy [--splits train,dev,test] [--show-misses]
     python -m structfirst.eval.verdict_accuracy --questions data/queries/verdict_dev.toml
     python -m structfirst.eval.verdict_accuracy --questions NEW.toml --gold-only
+    python -m structfirst.eval.verdict_accuracy --patterns-only   # without the learned reader
 
 `--questions` reads a question set of the rules alone (TOML, `[[question]]` with `rule`,
 `as_of`, `text`, `verdict`, `facts`; `data/queries/verdict_dev.toml`) instead of the splits.
@@ -11,11 +12,13 @@ gold facts: the rules the query is labeled with, evaluated on its gold facts (th
 of the library: should be 1.0).
 end to end: what the engine's symbolic plane answers from the question alone (the engine gets
 only the question and the case date, `as_of`): the parser reads the citations, predicate and
-facts; the plane chooses the rules from them (`rules.selection.select_rules`) and evaluates
-them on the parsed facts; a labeled rule the engine did not evaluate counts as wrong. The
-verdicts are read as the ablation runner reads a bundle's (`eval.ablation.bundle_verdicts`),
-so the per-question mean printed last equals the runner's `verdict_accuracy` of a configuration
-with the symbolic plane (the table counts verdicts).
+facts (the declared patterns, then the learned fact reader of the `full` configuration for the
+facts they leave unread, unless `--patterns-only`); the plane chooses the rules from them
+(`rules.selection.select_rules`) and evaluates them on the parsed facts; a labeled rule the
+engine did not evaluate counts as wrong. The verdicts are read as the ablation runner reads a
+bundle's (`eval.ablation.bundle_verdicts`), so the per-question mean printed last equals the
+runner's `verdict_accuracy` of a configuration with the symbolic plane (the table counts
+verdicts).
 """
 
 from __future__ import annotations
@@ -24,6 +27,9 @@ import argparse
 from collections import Counter, defaultdict
 from pathlib import Path
 
+from structfirst.engine.configuration import get_configuration
+from structfirst.engine.engine import MODELS_DIR
+from structfirst.engine.learned_facts import FactReaderError, LearnedFactReader
 from structfirst.engine.query_parser import parse_query
 from structfirst.engine.symbolic_plane import rule_verdicts
 from structfirst.eval.ablation import bundle_verdicts
@@ -48,9 +54,13 @@ def gold_verdicts(lib: Library, q: Query | VerdictQuestion) -> dict[str, bool | 
     return {v.rule_id: VERDICT_VALUES[v.verdict.value] for v in got}
 
 
-def engine_verdicts(lib: Library, q: Query | VerdictQuestion) -> tuple[dict[str, bool | str], dict]:
-    """The symbolic plane's verdicts from the question and the case date alone, and the parse."""
+def engine_verdicts(lib: Library, q: Query | VerdictQuestion,
+                    reader: LearnedFactReader | None) -> tuple[dict[str, bool | str], dict]:
+    """The symbolic plane's verdicts from the question and the case date alone, and the parse
+    (facts by the declared patterns, then `reader`'s for those they leave unread)."""
     parsed = parse_query(q.question, as_of=q.as_of)
+    if reader is not None:
+        parsed = reader.transform(parsed)
     got = rule_verdicts(lib, parsed.seeds, parsed.predicate.name if parsed.predicate else None,
                         parsed.fact_values(), parsed.as_of.value, parsed.words_besides_facts())
     return bundle_verdicts(got), {"seeds": parsed.seeds, "facts": parsed.fact_values(),
@@ -65,8 +75,18 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--gold-only", action="store_true",
                     help="check a set's gold facts against its verdicts only (for a question "
                     "writer: nothing of the engine's reading of the questions is printed)")
+    ap.add_argument("--patterns-only", action="store_true",
+                    help="read facts with the declared patterns alone (no learned reader)")
+    ap.add_argument("--models", type=Path, default=MODELS_DIR,
+                    help="the models folder holding the `full` configuration's fact reader")
     args = ap.parse_args(argv)
     lib = default_library()
+    folder = get_configuration("full").fact_reader
+    try:
+        reader = (None if args.patterns_only or args.gold_only or not folder
+                  else LearnedFactReader.load(args.models / folder)[0])
+    except FactReaderError as exc:
+        raise SystemExit(str(exc)) from None
     # (split, rule) -> [n, gold correct, end-to-end correct]
     table: dict[tuple[str, str], list[int]] = defaultdict(lambda: [0, 0, 0])
     per_question: dict[str, list[float]] = defaultdict(list)  # split -> end-to-end shares
@@ -90,7 +110,7 @@ def main(argv: list[str] | None = None) -> int:
                         print(f"gold miss {q.qid} {rid}: verdict {want}, the library says "
                               f"{gold[rid]} on the gold facts {q.facts}")
                 continue
-            e2e, parsed = engine_verdicts(lib, q)
+            e2e, parsed = engine_verdicts(lib, q, reader)
             per_question[split].append(sum(e2e.get(rid, "not evaluated") == want for rid, want
                                            in q.expected_verdicts.items())
                                        / len(q.expected_verdicts))

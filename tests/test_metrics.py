@@ -104,6 +104,18 @@ def test_ece_brier_on_six_points():
     assert M.brier(P6, Y6) == pytest.approx(brier)
 
 
+
+def test_ece_floor_is_what_calibrated_confidences_show_and_shrinks_with_n():
+    import numpy as np
+
+    rng = np.random.default_rng(3)
+    p = rng.uniform(0, 1, 100)
+    floor = M.ece_floor(p, np.zeros(100))
+    observed = np.mean([M.ece(p, (rng.uniform(size=100) < p).astype(float)) for _ in range(300)])
+    assert floor == pytest.approx(observed, abs=0.01) and floor > 0.05
+    assert M.ece_floor(np.tile(p, 10), np.zeros(1000)) < floor / 2  # ~ 1 / sqrt(n)
+    assert M.ece_floor(p, np.zeros(100)) == floor  # seeded
+
 def test_aurc_and_selective_prediction():
     # by confidence: 0.95 ok, 0.8 ok, 0.55 ok, 0.45 wrong, 0.2 ok, 0.1 wrong
     risks = [0 / 1, 0 / 2, 0 / 3, 1 / 4, 1 / 5, 2 / 6]

@@ -1,0 +1,177 @@
+"""The learned fact reader (engine/learned_facts.py): fitted on blind verdict sets, it reads
+what the declared patterns miss on a set it never saw, never overrides a pattern, saves and
+loads without pickling to the same answers, and the engine runs it when a configuration asks."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+from datetime import date
+from pathlib import Path
+
+import numpy as np
+import pytest
+from structfirst.cli.main import app
+from structfirst.engine.configuration import get_configuration
+from structfirst.engine.engine import Engine
+from structfirst.engine.learned_facts import (
+    RECORD_FILE,
+    WEIGHTS_FILE,
+    FactReaderError,
+    LearnedFactReader,
+    mentions,
+)
+from structfirst.engine.query_parser import parse_query
+from structfirst.eval.build_query_set import QUERIES_DIR
+from structfirst.eval.fact_reader_cv import QuestionSet, fit_reader, read_sets, verdict_share
+from structfirst.eval.query_set import load_queries
+from structfirst.rules.library_loader import default_library
+from typer.testing import CliRunner
+
+pytest_plugins = ["engine_fixtures"]
+
+TRAINING = ("verdict_dev.toml", "verdict_dev2.toml", "verdict_dev3.toml", "verdict_check2.toml",
+            "verdict_check3.toml", "train.jsonl")
+UNSEEN = "verdict_check.toml"  # by another writer; not in TRAINING
+ACME = ("Acme Tooling Inc. went into chapter 7 on August 19, 2016. The vendor got $8,575 from "
+        "it on an old invoice. Is it shielded from avoidance by 547(c)(9)?")
+
+
+@pytest.fixture(scope="module")
+def sets() -> list[QuestionSet]:
+    return read_sets([QUERIES_DIR / name for name in (*TRAINING, UNSEEN)])
+
+
+@pytest.fixture(scope="module")
+def reader(sets: list[QuestionSet]) -> LearnedFactReader:
+    return fit_reader(sets[:-1], LearnedFactReader(threshold=0.5))
+
+
+def test_parameters_in_the_constructor_and_fit_returns_the_reader(
+    sets: list[QuestionSet],
+) -> None:
+    fresh = LearnedFactReader(threshold=0.7, c=3.0)
+    assert fresh.get_params() == {"threshold": 0.7, "c": 3.0, "min_examples": 20, "min_df": 2}
+    assert not hasattr(fresh, "coef_")  # no work in the constructor
+    assert fresh.clone().get_params() == fresh.get_params()
+    assert fit_reader(sets[:2], fresh) is fresh and fresh.coef_
+    with pytest.raises(FactReaderError, match="nothing to learn"):
+        LearnedFactReader(min_examples=10_000).fit(
+            list(sets[0].parsed), [q.facts for q in sets[0].questions],
+            default_library().vocabulary)
+
+
+def test_it_reads_what_the_patterns_miss_on_a_set_it_never_saw(
+    sets: list[QuestionSet], reader: LearnedFactReader
+) -> None:
+    lib = default_library()
+    unseen = sets[-1]
+    patterns = np.mean([verdict_share(lib, q, p)
+                        for q, p in zip(unseen.questions, unseen.parsed, strict=True)])
+    learned = np.mean([verdict_share(lib, q, reader.transform(p))
+                       for q, p in zip(unseen.questions, unseen.parsed, strict=True)])
+    assert learned > patterns + 0.03, (patterns, learned)
+
+
+def test_a_question_that_states_no_fact_gets_none(reader: LearnedFactReader) -> None:
+    """The train split's many fact-free questions teach the reader to read none: on dev's
+    (unseen) questions without gold facts, learned facts are rare."""
+    free = [q for q in load_queries(QUERIES_DIR / "dev.jsonl") if not q.facts]
+    filled = [q.qid for q in free
+              if reader.transform(parse_query(q.question, as_of=q.as_of)).facts
+              != parse_query(q.question, as_of=q.as_of).facts]
+    assert len(free) >= 50 and len(filled) <= 0.1 * len(free), filled
+
+
+def test_a_fact_the_patterns_read_is_kept_and_a_learned_one_says_so(
+    sets: list[QuestionSet], reader: LearnedFactReader
+) -> None:
+    n_learned = 0
+    for p in sets[-1].parsed:
+        out = reader.transform(p)
+        assert out.facts[:len(p.facts)] == p.facts  # nothing read by a pattern changes
+        names = [f.name for f in out.facts]
+        assert len(names) == len(set(names))  # one value each
+        for f in out.facts[len(p.facts):]:
+            n_learned += 1
+            assert f.confidence is not None and (f.derived or f.confidence >= reader.threshold)
+        assert out.words_besides_facts() == p.words_besides_facts()
+    assert n_learned >= 10
+
+
+def test_amounts_and_days_no_pattern_took_get_a_role(reader: LearnedFactReader) -> None:
+    p = parse_query(ACME, as_of=date(2016, 8, 19))
+    assert "transfer_amount" not in p.fact_values()  # "got $X from" is no declared phrasing
+    free = mentions(p)
+    assert "filing_date" not in p.fact_values()  # "went into chapter 7 on" neither
+    assert [(m.kind, m.value) for m in free] == [("date", date(2016, 8, 19)), ("amount", 8575)]
+    assert reader.transform(replace(p, dates=())).fact("filing_date") is None
+    out = reader.transform(p)
+    for name, value, text in (("transfer_amount", 8575, "$8,575"),
+                              ("filing_date", date(2016, 8, 19), "August 19, 2016")):
+        got = out.fact(name)
+        assert got is not None and (got.value, got.text) == (value, text)
+        assert got.confidence is not None and got.confidence >= 0.5
+
+
+def test_save_and_load_give_the_same_answers_without_pickle(
+    sets: list[QuestionSet], reader: LearnedFactReader, tmp_path: Path
+) -> None:
+    reader.save(tmp_path / "fr", {"trained_on": ["x"]})
+    loaded, record = LearnedFactReader.load(tmp_path / "fr")
+    assert record["trained_on"] == ["x"] and record["params"]["threshold"] == 0.5
+    questions = [p.question for p in sets[-1].parsed]
+    for name, probs in reader.predict_proba(questions).items():
+        assert np.array_equal(probs, loaded.predict_proba(questions)[name])
+    for p in sets[-1].parsed:
+        assert loaded.transform(p) == reader.transform(p)
+
+
+def test_a_broken_reader_folder_names_its_file(reader: LearnedFactReader, tmp_path: Path) -> None:
+    with pytest.raises(FactReaderError, match=r"fact_reader.json: no fact reader here .*fit-facts"):
+        LearnedFactReader.load(tmp_path / "none")
+    reader.save(tmp_path / "fr", {})
+    record = json.loads((tmp_path / "fr" / RECORD_FILE).read_text())
+    record["facts"]["no_such_fact"] = "bool"
+    (tmp_path / "fr" / RECORD_FILE).write_text(json.dumps(record))
+    with pytest.raises(FactReaderError, match=r"weights.npz: no array 'coef.no_such_fact'"):
+        LearnedFactReader.load(tmp_path / "fr")
+    reader.save(tmp_path / "fr", {})
+    with np.load(tmp_path / "fr" / WEIGHTS_FILE) as w:
+        arrays = dict(w)
+    arrays["coef.debtor_kind"] = arrays["coef.debtor_kind"][:, :-1]
+    np.savez(tmp_path / "fr" / WEIGHTS_FILE, **arrays)
+    with pytest.raises(FactReaderError, match=r"debtor_kind's coefficients are \(\d+, \d+\)"):
+        LearnedFactReader.load(tmp_path / "fr")
+
+
+def test_the_engine_runs_the_configuration_s_reader(
+    small_index: Path, reader: LearnedFactReader, tmp_path: Path
+) -> None:
+    reader.save(tmp_path / "fact-reader", {})
+    engine = Engine.open(small_index, models_dir=tmp_path)
+    fast = get_configuration("fast")
+    without = engine.ask(ACME, as_of=date(2016, 8, 19), config=fast)
+    learned = engine.ask(ACME, as_of=date(2016, 8, 19), config=replace(fast,
+                                                                        fact_reader="fact-reader"))
+    assert "filing_date" not in {f["name"] for f in without.parsed_query["facts"]}
+    fact = next(f for f in learned.parsed_query["facts"] if f["name"] == "filing_date")
+    assert fact["value"] == "2016-08-19" and fact["confidence"] >= 0.5
+    with pytest.raises(ValueError, match="needs the model .*other-reader.*fit-facts"):
+        engine.ask(ACME, config=replace(fast, fact_reader="other-reader"))
+
+
+def test_fit_facts_writes_the_reader_with_its_record(tmp_path: Path) -> None:
+    result = CliRunner().invoke(app, [
+        "fit-facts", "--sets", str(QUERIES_DIR / TRAINING[0]), "--sets",
+        str(QUERIES_DIR / TRAINING[1]), "--threshold", "0.6", "--out", str(tmp_path / "fr")])
+    assert result.exit_code == 0, result.output
+    record = json.loads((tmp_path / "fr" / RECORD_FILE).read_text())
+    assert [s["set"] for s in record["trained_on"]] == ["verdict_dev", "verdict_dev2"]
+    assert record["leave_one_set_out"] == {}
+    assert all(len(s["sha256"]) == 64 for s in record["trained_on"])
+    assert record["params"]["threshold"] == 0.6 and record["threshold_chosen_by"] == "given"
+    assert "debtor_kind" in record["facts"] and "amount" in record["role_classes"]
+    bad = CliRunner().invoke(app, ["fit-facts", "--sets", str(tmp_path / "missing.toml"),
+                                   "--out", str(tmp_path / "x")])
+    assert bad.exit_code == 1 and "missing.toml" in bad.output
