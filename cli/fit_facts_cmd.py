@@ -36,7 +36,7 @@ def fit_facts_command(
     if record["leave_one_set_out"]:
         print_table(record["leave_one_set_out"],
                     [float(k) for k in next(iter(record["leave_one_set_out"].values()))
-                     if k not in ("n", "patterns")])
+                     if k not in ("n", "patterns")], record["leave_one_set_out_by_rule"])
     out.print(f"{len(record['facts'])} facts, threshold {record['params']['threshold']} "
               f"-> {out_dir}")
 

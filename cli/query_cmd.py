@@ -13,6 +13,7 @@ from typing import Annotated
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import track
 from rich.table import Table
 from structfirst.engine.engine import Engine
@@ -62,6 +63,16 @@ def stdout_to_stderr() -> Iterator[None]:
         os.close(saved)
 
 
+def _fact(fact: dict) -> str:
+    """One fact of the parsed question, with where it came from: the words a pattern read,
+    derived from other facts, or the learned reader and its probability."""
+    if fact.get("confidence") is not None:
+        how = f"learned, p {fact['confidence']:.2f}"
+    else:
+        how = "derived" if fact["derived"] else repr(fact["text"])
+    return f"{fact['name']} = {fact['value']} ({how})"
+
+
 def print_bundle(bundle: EvidenceBundle, limit: int = 8) -> None:
     """A readable rendering of an evidence bundle."""
     pq = bundle.parsed_query
@@ -71,6 +82,9 @@ def print_bundle(bundle: EvidenceBundle, limit: int = 8) -> None:
         f"{pq['jurisdiction']['value']} ({pq['jurisdiction']['how']}) · type {pq['query_type']} · "
         f"config {bundle.configuration} · snapshot {bundle.snapshot_id}"
     )
+    if pq["facts"]:
+        console.print("facts: " + "; ".join(escape(_fact(f)) for f in pq["facts"]),
+                      highlight=False)
     for verdict in bundle.verdicts:
         if verdict.get("kind") == "parameter":
             value = verdict["value"]

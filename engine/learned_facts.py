@@ -224,7 +224,7 @@ class LearnedFactReader:
 
     def _role_matrix(self, kind: str, x_rows: Sequence[Sequence[str]]) -> sparse.csr_matrix:
         index = {f: i for i, f in enumerate(self.role_features_[kind])}
-        cols = [[index[f] for f in set(row) if f in index] for row in x_rows]
+        cols = [sorted({index[f] for f in row if f in index}) for row in x_rows]
         return sparse.csr_matrix(
             (np.ones(sum(map(len, cols))), np.concatenate([np.array(c, dtype=np.int64)
                                                            for c in cols] or [[]]),

@@ -193,8 +193,9 @@ class QueryFact:
     unit: str | None = None  # "USD" for amounts, "days" for durations
     approximate: bool = False  # a month or year converted to days
     derived: bool = False  # computed from other facts (days_before_filing from two dates)
-    # the learned reader's probability (`engine.learned_facts`; span: the whole question);
-    # None for a fact a declared pattern read
+    # the learned reader's probability (`engine.learned_facts`; span: the amount or date it
+    # read, or the whole question for a fact read from it as a whole); None for a fact a
+    # declared pattern read
     confidence: float | None = None
 
 

@@ -24,10 +24,9 @@ from typing import Any
 import numpy as np
 from structfirst.engine.learned_facts import LearnedFactReader
 from structfirst.engine.query_parser import ParsedQuery, parse_query
-from structfirst.engine.symbolic_plane import rule_verdicts
-from structfirst.eval.ablation import bundle_verdicts
 from structfirst.eval.build_query_set import QUERIES_DIR
 from structfirst.eval.query_set import Query, VerdictQuestion, load_queries, load_verdict_questions
+from structfirst.eval.verdict_accuracy import plane_verdicts
 from structfirst.fusion.models import library_versions
 from structfirst.rules.library_loader import Library, default_library, default_vocabulary
 
@@ -65,19 +64,29 @@ def fit_reader(sets: Sequence[QuestionSet], reader: LearnedFactReader) -> Learne
                       [q.facts for s in sets for q in s.questions], default_vocabulary())
 
 
+def verdict_hits(lib: Library, q: Query | VerdictQuestion, p: ParsedQuery) -> dict[str, bool]:
+    """Each labeled rule of the question: whether the symbolic plane's verdict from `p` is it."""
+    got = plane_verdicts(lib, p)
+    return {r: got.get(r) == v for r, v in q.expected_verdicts.items()}
+
+
 def verdict_share(lib: Library, q: Query | VerdictQuestion, p: ParsedQuery) -> float:
     """The share of the question's labeled verdicts the symbolic plane gets from `p`."""
-    got = bundle_verdicts(rule_verdicts(lib, p.seeds, p.predicate.name if p.predicate else None,
-                                        p.fact_values(), p.as_of.value, p.words_besides_facts()))
-    return float(np.mean([got.get(r) == v for r, v in q.expected_verdicts.items()]))
+    return float(np.mean(list(verdict_hits(lib, q, p).values())))
+
+
+Table = dict[str, dict[str, float]]  # row -> {"n", "patterns", "<threshold>": accuracy}
 
 
 def leave_one_set_out(sets: Sequence[QuestionSet], thresholds: Sequence[float] = THRESHOLDS,
-                      reader: LearnedFactReader | None = None) -> dict[str, dict[str, float]]:
-    """set -> {"n", "patterns", "<threshold>": accuracy with the learned fills}; sets that
-    carry no verdict (a split's questions) only train."""
+                      reader: LearnedFactReader | None = None) -> tuple[Table, Table]:
+    """(by set, by rule): for each set left out in turn (sets that carry no verdict, a split's
+    questions, only train), the end-to-end accuracy with the patterns alone and with the
+    learned fills at each threshold; by set per question, by rule per verdict, pooled over
+    the left-out sets."""
     lib = default_library()
-    table: dict[str, dict[str, float]] = {}
+    by_set: Table = {}
+    counts: dict[str, dict[str, list[int]]] = {}  # rule -> column -> [right, n]
     for held in sets:
         judged = [(q, p) for q, p in zip(held.questions, held.parsed, strict=True)
                   if q.expected_verdicts]
@@ -85,17 +94,27 @@ def leave_one_set_out(sets: Sequence[QuestionSet], thresholds: Sequence[float] =
             continue
         fitted = fit_reader([s for s in sets if s is not held], (reader or LearnedFactReader())
                             .clone())
-        row = {"n": float(len(judged)),
-               "patterns": float(np.mean([verdict_share(lib, q, p) for q, p in judged]))}
-        for t in thresholds:
-            fitted.threshold = t
-            row[str(t)] = float(np.mean([verdict_share(lib, q, fitted.transform(p))
-                                         for q, p in judged]))
-        table[held.name] = row
-    return table
+        row = {"n": float(len(judged))}
+        for column in ["patterns", *map(str, thresholds)]:
+            if column != "patterns":
+                fitted.threshold = float(column)
+            shares = []
+            for q, p in judged:
+                hits = verdict_hits(lib, q, p if column == "patterns" else fitted.transform(p))
+                shares.append(float(np.mean(list(hits.values()))))
+                for rule, hit in hits.items():
+                    cell = counts.setdefault(rule, {}).setdefault(column, [0, 0])
+                    cell[0] += hit
+                    cell[1] += 1
+            row[column] = float(np.mean(shares))
+        by_set[held.name] = row
+    by_rule = {rule: {"n": float(cols["patterns"][1]),
+                      **{c: right / n for c, (right, n) in cols.items()}}
+               for rule, cols in sorted(counts.items())}
+    return by_set, by_rule
 
 
-def choose_threshold(table: dict[str, dict[str, float]], thresholds: Sequence[float]) -> float:
+def choose_threshold(table: Table, thresholds: Sequence[float]) -> float:
     """The threshold with the best mean left-out accuracy over the sets (ties: the higher)."""
     means = {t: float(np.mean([row[str(t)] for row in table.values()])) for t in thresholds}
     return max(thresholds, key=lambda t: (round(means[t], 9), t))
@@ -108,9 +127,10 @@ def fit_fact_reader(paths: Sequence[Path], out: Path, threshold: float | None = 
     leaving one set out chooses. Returns the saved record."""
     sets = read_sets(paths)
     reader = reader or LearnedFactReader()
-    table: dict[str, dict[str, float]] = {}
+    table: Table = {}
+    by_rule: Table = {}
     if threshold is None:
-        table = leave_one_set_out(sets, thresholds, reader)
+        table, by_rule = leave_one_set_out(sets, thresholds, reader)
         threshold = choose_threshold(table, thresholds)
     fitted = fit_reader(sets, reader.clone())
     fitted.threshold = threshold
@@ -120,23 +140,25 @@ def fit_fact_reader(paths: Sequence[Path], out: Path, threshold: float | None = 
         "threshold_chosen_by": ("leave one set out: the best mean end-to-end verdict accuracy "
                                 "over the left-out sets" if table else "given"),
         "leave_one_set_out": table,
+        "leave_one_set_out_by_rule": by_rule,
         "library_versions": library_versions(),
     }
     fitted.save(out, meta)
     return LearnedFactReader.load(out)[1]
 
 
-def print_table(table: dict[str, dict[str, float]], thresholds: Sequence[float]) -> None:
+def print_table(table: Table, thresholds: Sequence[float], by_rule: Table | None = None) -> None:
+    """The left-out sets' accuracies, pooled over the sets, then (if given) by rule."""
     head = " ".join(f"{'t=' + str(t):>7}" for t in thresholds)
-    print(f"{'left out':16} {'n':>4} {'patterns':>8} {head}")
-    for name, row in table.items():
+    print(f"{'left out':20} {'n':>4} {'patterns':>8} {head}")
+    for name, row in [*table.items(), *[(f"rule {r}", row) for r, row in (by_rule or {}).items()]]:
         cells = " ".join(f"{row[str(t)]:7.3f}" for t in thresholds)
-        print(f"{name:16} {int(row['n']):4d} {row['patterns']:8.3f} {cells}")
+        print(f"{name:20} {int(row['n']):4d} {row['patterns']:8.3f} {cells}")
     n = sum(row["n"] for row in table.values())
     pooled = {k: sum(row[k] * row["n"] for row in table.values()) / n
               for k in ["patterns", *map(str, thresholds)]}
     cells = " ".join(f"{pooled[str(t)]:7.3f}" for t in thresholds)
-    print(f"{'all (pooled)':16} {int(n):4d} {pooled['patterns']:8.3f} {cells}")
+    print(f"{'all sets (pooled)':20} {int(n):4d} {pooled['patterns']:8.3f} {cells}")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -148,8 +170,9 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     thresholds = [float(t) for t in args.thresholds.split(",")]
     sets = read_sets(args.sets or default_sets())
-    table = leave_one_set_out(sets, thresholds, LearnedFactReader(min_examples=args.min_examples))
-    print_table(table, thresholds)
+    table, by_rule = leave_one_set_out(sets, thresholds,
+                                       LearnedFactReader(min_examples=args.min_examples))
+    print_table(table, thresholds, by_rule)
     print(f"chosen threshold (best mean over the left-out sets): "
           f"{choose_threshold(table, thresholds)}")
     return 0

@@ -30,7 +30,7 @@ from pathlib import Path
 from structfirst.engine.configuration import get_configuration
 from structfirst.engine.engine import MODELS_DIR
 from structfirst.engine.learned_facts import FactReaderError, LearnedFactReader
-from structfirst.engine.query_parser import parse_query
+from structfirst.engine.query_parser import ParsedQuery, parse_query
 from structfirst.engine.symbolic_plane import rule_verdicts
 from structfirst.eval.ablation import bundle_verdicts
 from structfirst.eval.build_query_set import QUERIES_DIR
@@ -54,6 +54,14 @@ def gold_verdicts(lib: Library, q: Query | VerdictQuestion) -> dict[str, bool | 
     return {v.rule_id: VERDICT_VALUES[v.verdict.value] for v in got}
 
 
+def plane_verdicts(lib: Library, parsed: ParsedQuery) -> dict[str, bool | str]:
+    """The symbolic plane's verdicts on a parsed question: the rules it chooses, evaluated on
+    the question's facts at its as-of date."""
+    got = rule_verdicts(lib, parsed.seeds, parsed.predicate.name if parsed.predicate else None,
+                        parsed.fact_values(), parsed.as_of.value, parsed.words_besides_facts())
+    return bundle_verdicts(got)
+
+
 def engine_verdicts(lib: Library, q: Query | VerdictQuestion,
                     reader: LearnedFactReader | None) -> tuple[dict[str, bool | str], dict]:
     """The symbolic plane's verdicts from the question and the case date alone, and the parse
@@ -61,9 +69,7 @@ def engine_verdicts(lib: Library, q: Query | VerdictQuestion,
     parsed = parse_query(q.question, as_of=q.as_of)
     if reader is not None:
         parsed = reader.transform(parsed)
-    got = rule_verdicts(lib, parsed.seeds, parsed.predicate.name if parsed.predicate else None,
-                        parsed.fact_values(), parsed.as_of.value, parsed.words_besides_facts())
-    return bundle_verdicts(got), {"seeds": parsed.seeds, "facts": parsed.fact_values(),
+    return plane_verdicts(lib, parsed), {"seeds": parsed.seeds, "facts": parsed.fact_values(),
                                   "predicate": parsed.predicate.name if parsed.predicate else None}
 
 

@@ -82,6 +82,9 @@ def test_ask_readable_output(app: typer.Typer, small_index: Path) -> None:
     assert result.exit_code == 0, result.output
     out = squash(result.stdout)
     assert squash("s547.c.9 = true") in out and squash("ANSWER: rules decided") in out
+    # each fact with the words it was read from
+    assert squash("transfer_amount = 6000 ('$6,000'); creditor_is_insider = False "
+                  "('outside vendor')") in out
 
 
 @pytest.mark.parametrize(
