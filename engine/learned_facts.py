@@ -1,6 +1,6 @@
 """A learned reader for the facts a question states in words no declared pattern covers.
 
-`LearnedFactReader(threshold=0.6).fit(questions, facts, vocabulary)` fits, for each declared
+`LearnedFactReader(threshold=0.6).fit(parsed, facts, vocabulary)` fits, for each declared
 bool, enumeration or count fact that at least `min_examples` of the training questions state,
 a logistic regression over TF-IDF word 1-2-grams and character 3-5-grams, with "not stated"
 as a class of its own. `transform(parsed)` adds the facts the pattern reader left unread whose
@@ -59,10 +59,6 @@ class FactReaderError(ValueError):
     """A fact reader that cannot be fitted or read (names the file)."""
 
 
-def _label(value: object) -> str:
-    return str(value)
-
-
 def _value(label: str, fact_type: FactType) -> bool | int | str:
     """A class label back as the declared type's value."""
     if fact_type is FactType.BOOL:
@@ -92,7 +88,7 @@ def mentions(parsed: ParsedQuery) -> list[Mention]:
     found = [Mention("amount", amount_value(m), m.span())
              for m in AMOUNT_RE.finditer(parsed.question) if free(m.span())]
     found += [Mention("date", d.value, d.span) for d in parsed.dates
-              if d.granularity == "day" and d.modifier in (None, "on") and free(d.span)]
+              if d.exact and d.granularity == "day" and free(d.span)]
     return sorted(found, key=lambda m: m.span)
 
 
@@ -155,15 +151,17 @@ class LearnedFactReader:
     def clone(self) -> LearnedFactReader:
         return LearnedFactReader(**self.get_params())
 
-    def fit(self, questions: Sequence[ParsedQuery], facts: Sequence[Mapping[str, Any]],
+    def fit(self, parsed: Sequence[ParsedQuery], facts: Sequence[Mapping[str, Any]],
             vocabulary: Vocabulary) -> LearnedFactReader:
         """Fit on parsed questions (the pattern reader's output) and their gold facts; the
         facts read are the declared bool, enumeration and count facts stated in at least
         `min_examples` questions, and the roles of amounts and dates."""
-        if len(questions) != len(facts):
-            raise FactReaderError(f"{len(questions)} questions but {len(facts)} fact records")
-        self._fit_roles(questions, facts, vocabulary)
-        questions = [p.question for p in questions]
+        if len(parsed) != len(facts):
+            raise FactReaderError(f"{len(parsed)} questions but {len(facts)} fact records")
+        self._fit_roles(parsed, facts, vocabulary)
+        self.derivations_ = {name: list(spec.days_between) for name, spec in
+                             vocabulary.facts.items() if spec.days_between}
+        questions = [p.question for p in parsed]
         stated = Counter(name for f in facts for name in f)
         names = [n for n, spec in vocabulary.facts.items()
                  if spec.type in READ_TYPES and stated[n] >= self.min_examples]
@@ -185,7 +183,7 @@ class LearnedFactReader:
         self.coef_: dict[str, np.ndarray] = {}
         self.intercept_: dict[str, np.ndarray] = {}
         for name in names:
-            y = [_label(f.get(name, NOT_STATED)) for f in facts]
+            y = [str(f.get(name, NOT_STATED)) for f in facts]
             if len(set(y)) < 2:
                 continue
             model = LogisticRegression(C=self.c, max_iter=3000).fit(x, y)
@@ -219,16 +217,13 @@ class LearnedFactReader:
             self.role_classes_[kind] = [str(k) for k in model.classes_]
             self.role_coef_[kind] = model.coef_.astype(np.float16)
             self.role_intercept_[kind] = model.intercept_.astype(np.float64)
-        self.derivations_ = {name: list(spec.days_between) for name, spec in
-                             vocabulary.facts.items() if spec.days_between}
 
     def _role_matrix(self, kind: str, x_rows: Sequence[Sequence[str]]) -> sparse.csr_matrix:
         index = {f: i for i, f in enumerate(self.role_features_[kind])}
         cols = [sorted({index[f] for f in row if f in index}) for row in x_rows]
-        return sparse.csr_matrix(
-            (np.ones(sum(map(len, cols))), np.concatenate([np.array(c, dtype=np.int64)
-                                                           for c in cols] or [[]]),
-             np.cumsum([0, *map(len, cols)])), shape=(len(x_rows), len(index)))
+        flat = np.array([i for c in cols for i in c], dtype=np.int64)
+        return sparse.csr_matrix((np.ones(len(flat)), flat, np.cumsum([0, *map(len, cols)])),
+                                 shape=(len(x_rows), len(index)))
 
     def _features(self, questions: Sequence[str]) -> sparse.csr_matrix:
         """The TF-IDF views (sublinear tf, each view L2-normalized), side by side."""
@@ -250,11 +245,10 @@ class LearnedFactReader:
         return {name: _probabilities(x, coef, self.intercept_[name])
                 for name, coef in self.coef_.items()}
 
-    def read_roles(self, parsed: ParsedQuery) -> dict[str, tuple[Any, float, Span]]:
-        """fact -> (value, probability, span) of the mentions whose most probable role is a
-        fact with probability at least `threshold`; a fact claimed with two values is left
-        out."""
-        claims: dict[str, list[tuple[Any, float, Span]]] = {}
+    def read_roles(self, parsed: ParsedQuery) -> dict[str, tuple[Mention, float]]:
+        """fact -> (mention, probability) of the mentions whose most probable role is a fact
+        with probability at least `threshold`; a fact claimed with two values is left out."""
+        claims: dict[str, list[tuple[Mention, float]]] = {}
         found = mentions(parsed)
         for kind in self.role_coef_:
             mine = [m for m in found if m.kind == kind]
@@ -266,9 +260,9 @@ class LearnedFactReader:
                 k = int(row.argmax())
                 role = self.role_classes_[kind][k]
                 if role != NO_ROLE and row[k] >= self.threshold:
-                    claims.setdefault(role, []).append((m.value, float(row[k]), m.span))
+                    claims.setdefault(role, []).append((m, float(row[k])))
         return {name: max(got, key=lambda c: c[1]) for name, got in claims.items()
-                if len({v for v, _, _ in got}) == 1}
+                if len({m.value for m, _ in got}) == 1}
 
     def read(self, questions: Sequence[str]) -> list[dict[str, tuple[bool | int | str, float]]]:
         """Per question: fact -> (value, probability) for each fact whose most probable class
@@ -288,11 +282,11 @@ class LearnedFactReader:
         q = parsed.question
         have = {f.name: f for f in parsed.facts}
         added: list[QueryFact] = []
-        for name, (value, p, span) in self.read_roles(parsed).items():
+        for name, (m, p) in self.read_roles(parsed).items():
             if name not in have:
-                kind = "amount" if isinstance(value, (int, float)) else "date"
-                added.append(QueryFact(name, value, MENTION_TYPES[kind].value, span,
-                                       q[span[0]:span[1]], "USD" if kind == "amount" else None,
+                added.append(QueryFact(name, m.value, MENTION_TYPES[m.kind].value, m.span,
+                                       q[m.span[0]:m.span[1]],
+                                       "USD" if m.kind == "amount" else None,
                                        confidence=round(p, 4)))
         whole = (0, len(q))
         added += [QueryFact(name, value, self.facts_[name], whole, "", confidence=round(p, 4))
@@ -303,8 +297,9 @@ class LearnedFactReader:
             if a is None or b is None or not (earlier in learned or later in learned):
                 continue
             days = (b.value - a.value).days
-            if days < 0 or (name in have and have[name].value != days):  # the dates' roles
-                added = [f for f in added if f.name not in (earlier, later)]  # are wrong
+            # dates out of order, or against a duration the question states: wrong roles
+            if days < 0 or (name in have and have[name].value != days):
+                added = [f for f in added if f.name not in (earlier, later)]
             elif name not in have:
                 added.append(QueryFact(name, days, FactType.DURATION.value, whole, "", "days",
                                        derived=True,
