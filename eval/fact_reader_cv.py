@@ -5,11 +5,11 @@
 
 The training sets are blind verdict sets (`data/queries/verdict_*.toml`, each by another
 writer) and the train split's questions (most state no fact: they teach the reader to read
-none). For each set in turn, a reader fitted
-on the others fills the facts the pattern reader left unread in that set's questions, and the
-end-to-end verdict accuracy (the `verdict_accuracy` protocol: the question and the case date
-only) is measured with the pattern reader alone and with the fills at each threshold. The
-chosen threshold is the one with the best mean over the left-out sets (ties: the higher).
+none); test-split questions are refused. For each set in turn, a reader fitted on the others
+fills the facts the pattern reader left unread in that set's questions, and the end-to-end
+verdict accuracy (the `verdict_accuracy` protocol: the question and the case date only) is
+measured with the pattern reader alone and with the fills at each threshold. The chosen
+threshold is the one with the best mean over the left-out sets (ties: the higher).
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from structfirst.engine.learned_facts import LearnedFactReader
+from structfirst.engine.learned_facts import FactReaderError, LearnedFactReader
 from structfirst.engine.query_parser import ParsedQuery, parse_query
 from structfirst.eval.build_query_set import QUERIES_DIR
 from structfirst.eval.query_set import Query, VerdictQuestion, load_queries, load_verdict_questions
@@ -48,6 +48,10 @@ def read_sets(paths: Sequence[Path]) -> list[QuestionSet]:
     out = []
     for path in paths:
         qs = load_verdict_questions(path) if path.suffix == ".toml" else load_queries(path)
+        leaked = [q.qid for q in qs if isinstance(q, Query) and q.split == "test"]
+        if leaked:
+            raise FactReaderError(f"{path}: holds test-split queries ({', '.join(leaked[:5])}); "
+                                  "the fact reader is never fitted on the test split")
         out.append(QuestionSet(path.stem, tuple(qs),
                                tuple(parse_query(q.question, as_of=q.as_of) for q in qs),
                                hashlib.sha256(path.read_bytes()).hexdigest()))
@@ -60,6 +64,7 @@ def default_sets() -> list[Path]:
 
 
 def fit_reader(sets: Sequence[QuestionSet], reader: LearnedFactReader) -> LearnedFactReader:
+    """`reader` fitted on every question of `sets` (the packaged library's declarations)."""
     return reader.fit([p for s in sets for p in s.parsed],
                       [q.facts for s in sets for q in s.questions], default_vocabulary())
 

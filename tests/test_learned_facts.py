@@ -175,3 +175,8 @@ def test_fit_facts_writes_the_reader_with_its_record(tmp_path: Path) -> None:
     bad = CliRunner().invoke(app, ["fit-facts", "--sets", str(tmp_path / "missing.toml"),
                                    "--out", str(tmp_path / "x")])
     assert bad.exit_code == 1 and "missing.toml" in bad.output
+    test = CliRunner().invoke(app, ["fit-facts", "--sets", str(QUERIES_DIR / "test.jsonl"),
+                                    "--threshold", "0.5", "--out", str(tmp_path / "x")])
+    squashed = "".join(test.output.split())  # rich wraps the message
+    assert test.exit_code == 1 and "neverfittedonthetestsplit" in squashed
+    assert not (tmp_path / "x").exists()
