@@ -122,10 +122,16 @@ def _role_label(mention: Mention, gold: Mapping[str, Any], names: Sequence[str])
     return NO_ROLE
 
 
+def _as_saved(coef: np.ndarray) -> np.ndarray:
+    """Coefficients rounded to float16, as they are saved (half the size), kept in float64 for
+    computing: a fitted and a loaded reader compute with the same numbers."""
+    return coef.astype(np.float16).astype(np.float64)
+
+
 def _probabilities(x: sparse.csr_matrix, coef: np.ndarray, intercept: np.ndarray) -> np.ndarray:
     """A logistic regression's class probabilities from its coefficients (binary: one row,
     the second class's logit; else the softmax of one row per class)."""
-    z = np.asarray(x @ coef.astype(np.float64).T) + intercept
+    z = np.asarray(x @ coef.T) + intercept
     if coef.shape[0] == 1:
         p = 1.0 / (1.0 + np.exp(-z[:, 0]))
         return np.column_stack([1.0 - p, p])
@@ -177,6 +183,7 @@ class LearnedFactReader:
             terms = tfidf.get_feature_names_out()
             self.vocabularies_[view] = [str(t) for t in terms]
             self.idf_[view] = tfidf.idf_.astype(np.float64)
+        self._index_views()
         x = self._features(questions)
         self.facts_: dict[str, str] = {}  # fact -> declared type
         self.classes_: dict[str, list[str]] = {}
@@ -189,7 +196,7 @@ class LearnedFactReader:
             model = LogisticRegression(C=self.c, max_iter=3000).fit(x, y)
             self.facts_[name] = vocabulary[name].type.value
             self.classes_[name] = [str(k) for k in model.classes_]
-            self.coef_[name] = model.coef_.astype(np.float16)  # as saved: half the size
+            self.coef_[name] = _as_saved(model.coef_)
             self.intercept_[name] = model.intercept_.astype(np.float64)
         return self
 
@@ -212,14 +219,25 @@ class LearnedFactReader:
                 continue
             seen = Counter(f for row in x_rows for f in set(row))
             self.role_features_[kind] = sorted(f for f, n in seen.items() if n >= self.min_df)
+            self._index_roles()
             model = LogisticRegression(C=self.c, max_iter=3000).fit(
                 self._role_matrix(kind, x_rows), y)
             self.role_classes_[kind] = [str(k) for k in model.classes_]
-            self.role_coef_[kind] = model.coef_.astype(np.float16)
+            self.role_coef_[kind] = _as_saved(model.coef_)
             self.role_intercept_[kind] = model.intercept_.astype(np.float64)
 
+    def _index_views(self) -> None:
+        """One counter per view over its fitted vocabulary, built once (fit, load)."""
+        self._counters = {view: CountVectorizer(**args, vocabulary=self.vocabularies_[view])
+                          .fit([]) for view, args in VIEWS}
+
+    def _index_roles(self) -> None:
+        """Each mention kind's feature -> column, built once (fit, load)."""
+        self._role_index = {kind: {f: i for i, f in enumerate(features)}
+                            for kind, features in self.role_features_.items()}
+
     def _role_matrix(self, kind: str, x_rows: Sequence[Sequence[str]]) -> sparse.csr_matrix:
-        index = {f: i for i, f in enumerate(self.role_features_[kind])}
+        index = self._role_index[kind]
         cols = [sorted({index[f] for f in row if f in index}) for row in x_rows]
         flat = np.array([i for c in cols for i in c], dtype=np.int64)
         return sparse.csr_matrix((np.ones(len(flat)), flat, np.cumsum([0, *map(len, cols)])),
@@ -228,10 +246,8 @@ class LearnedFactReader:
     def _features(self, questions: Sequence[str]) -> sparse.csr_matrix:
         """The TF-IDF views (sublinear tf, each view L2-normalized), side by side."""
         blocks = []
-        for view, args in VIEWS:
-            counts = CountVectorizer(
-                **args, vocabulary={t: i for i, t in enumerate(self.vocabularies_[view])}
-            ).transform(questions).astype(np.float64)
+        for view, _ in VIEWS:
+            counts = self._counters[view].transform(questions).astype(np.float64)
             counts.data = 1.0 + np.log(counts.data)
             weighted = counts.multiply(self.idf_[view]).tocsr()
             norms = np.sqrt(np.asarray(weighted.multiply(weighted).sum(axis=1))).ravel()
@@ -315,11 +331,11 @@ class LearnedFactReader:
             arrays[f"vocabulary.{view}"] = np.array(self.vocabularies_[view], dtype=str)
             arrays[f"idf.{view}"] = self.idf_[view]
         for name in self.facts_:
-            arrays[f"coef.{name}"] = self.coef_[name]
+            arrays[f"coef.{name}"] = self.coef_[name].astype(np.float16)
             arrays[f"intercept.{name}"] = self.intercept_[name]
         for kind in self.role_classes_:
             arrays[f"role_features.{kind}"] = np.array(self.role_features_[kind], dtype=str)
-            arrays[f"role_coef.{kind}"] = self.role_coef_[kind]
+            arrays[f"role_coef.{kind}"] = self.role_coef_[kind].astype(np.float16)
             arrays[f"role_intercept.{kind}"] = self.role_intercept_[kind]
         np.savez_compressed(folder / WEIGHTS_FILE, **arrays)
         record = {"kind": "learned-fact-reader", "params": self.get_params(),
@@ -356,15 +372,18 @@ class LearnedFactReader:
             reader.vocabularies_ = {v: [str(t) for t in weights[f"vocabulary.{v}"]]
                                     for v, _ in VIEWS}
             reader.idf_ = {v: weights[f"idf.{v}"] for v, _ in VIEWS}
-            reader.coef_ = {n: weights[f"coef.{n}"] for n in reader.facts_}
+            reader.coef_ = {n: weights[f"coef.{n}"].astype(np.float64) for n in reader.facts_}
             reader.intercept_ = {n: weights[f"intercept.{n}"] for n in reader.facts_}
             reader.role_features_ = {k: [str(f) for f in weights[f"role_features.{k}"]]
                                      for k in reader.role_classes_}
-            reader.role_coef_ = {k: weights[f"role_coef.{k}"] for k in reader.role_classes_}
+            reader.role_coef_ = {k: weights[f"role_coef.{k}"].astype(np.float64)
+                                 for k in reader.role_classes_}
             reader.role_intercept_ = {k: weights[f"role_intercept.{k}"]
                                       for k in reader.role_classes_}
         except KeyError as exc:
             raise FactReaderError(f"{npz}: no array {exc} for the record {path}") from None
+        reader._index_views()
+        reader._index_roles()
         for name, coef in reader.coef_.items():
             rows = 1 if len(reader.classes_[name]) == 2 else len(reader.classes_[name])
             width = sum(len(reader.vocabularies_[v]) for v, _ in VIEWS)

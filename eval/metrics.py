@@ -391,7 +391,11 @@ def _abstention(kind: str) -> tuple[Extract, Reduce]:
     return extract, reduce
 
 
-def _calibration(fn: Callable[..., float], **kw: Any) -> tuple[Extract, Reduce]:
+def _calibration(fn: Callable[..., float], point_only: bool = False,
+                 **kw: Any) -> tuple[Extract, Reduce]:
+    """A metric of the confidences and outcomes; `point_only`: a reference value (no bootstrap
+    CI, no paired test)."""
+
     def extract(recs: Sequence[Record]) -> tuple[np.ndarray, ...]:
         p = np.array([np.nan if r.confidence is None else r.confidence for r in recs])
         y = np.array([np.nan if r.correct is None else r.correct for r in recs])
@@ -401,6 +405,7 @@ def _calibration(fn: Callable[..., float], **kw: Any) -> tuple[Extract, Reduce]:
         m = ~(np.isnan(p) | np.isnan(y))
         return fn(p[m], y[m], **kw) if m.any() else float("nan")
 
+    reduce.point_only = point_only  # type: ignore[attr-defined]
     return extract, reduce
 
 
@@ -417,7 +422,7 @@ def metric_table(bins: int = DEFAULT_BINS) -> dict[str, tuple[Extract, Reduce]]:
         "abstention_precision": _abstention("precision"),
         "abstention_recall": _abstention("recall"),
         "ece": _calibration(ece, bins=bins),
-        "ece_floor": _calibration(ece_floor, bins=bins),
+        "ece_floor": _calibration(ece_floor, point_only=True, bins=bins),
         "brier": _calibration(brier),
         "aurc": _calibration(aurc),
         "selective_accuracy@90": _calibration(selective_accuracy, coverage=0.9),
@@ -441,7 +446,7 @@ def bootstrap_ci(
     statistic is undefined are dropped)."""
     point = reduce(*arrays)
     n = arrays[0].shape[0]
-    if n == 0 or math.isnan(point):
+    if n == 0 or math.isnan(point) or getattr(reduce, "point_only", False):
         return point, float("nan"), float("nan")
     rng = np.random.default_rng(seed)
     idx = rng.integers(0, n, (n_boot, n))
@@ -528,7 +533,8 @@ def paired_test(
 def compare(a: Sequence[Record], b: Sequence[Record], bins: int = DEFAULT_BINS,
             n_perm: int = DEFAULT_PERMUTATIONS, n_boot: int = DEFAULT_BOOTSTRAP,
             seed: int = 0) -> dict:
-    """`paired_test` of every metric, overall and per query type (b minus a)."""
+    """`paired_test` of every metric but the reference values (`point_only`), overall and per
+    query type (b minus a)."""
     table = metric_table(bins)
     result: dict[str, Any] = {
         "settings": {"test": "two-sided paired randomization (permutation) test",
@@ -538,7 +544,8 @@ def compare(a: Sequence[Record], b: Sequence[Record], bins: int = DEFAULT_BINS,
     ga, gb = _groups(a), _groups(b)
     for group in ga:
         result[group] = {name: paired_test(ga[group], gb[group], ex, red, n_perm, n_boot, seed)
-                         for name, (ex, red) in table.items()}
+                         for name, (ex, red) in table.items()
+                         if not getattr(red, "point_only", False)}
     return result
 
 
