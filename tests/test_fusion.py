@@ -7,13 +7,15 @@ from dataclasses import replace
 from datetime import date
 from pathlib import Path
 
+import numpy as np
 import pytest
 from learning_data import learned_config
 from structfirst.engine.configuration import get_configuration
 from structfirst.engine.engine import Engine
-from structfirst.engine.features import FEATURE_NAMES
+from structfirst.engine.features import FEATURE_NAMES, feature_matrix
 from structfirst.eval.query_set import Query
 from structfirst.fusion.models import META_FILE, LightGBMRanker, ModelError, load_model
+from structfirst.fusion.rrf import FusedCandidate
 from structfirst.fusion.training import FitError, fit_configurations
 from structfirst.ingest.corpus import REPO_ROOT
 
@@ -49,8 +51,9 @@ def fitted(
 def test_fit_writes_the_model_with_its_record(fitted: Path) -> None:
     meta = json.loads((fitted / "fusion-lightgbm" / META_FILE).read_text())
     assert meta["kind"] == "lightgbm" and meta["trees_by"] == "cv"
-    curve = meta["cv_ndcg@10_by_trees"]  # the fold-mean nDCG@10 after 1..150 trees
-    assert len(curve) == 150 and meta["trees"] == curve.index(max(curve)) + 1
+    curves = meta["cv_ndcg@10_by_trees"]  # per booster, the fold-mean nDCG@10 after 1..150 trees
+    assert meta["bags"] == len(curves) == 10 and {len(c) for c in curves} == {150}
+    assert meta["trees"] == [c.index(max(c)) + 1 for c in curves]
     assert len(meta["training_set_sha256"]) == 64 and meta["snapshot_id"]
     assert meta["tuning"]["split"] == "train" and "cross-validated" in meta["tuning"][
         "procedure"
@@ -60,6 +63,15 @@ def test_fit_writes_the_model_with_its_record(fitted: Path) -> None:
     assert max(meta["weights"].values()) > 0  # gain importances
     logistic = json.loads((fitted / "fusion-logistic" / META_FILE).read_text())
     assert logistic["kind"] == "logistic" and len(logistic["weights"]) == len(meta["weights"])
+
+
+def fast_candidates(index: Path, question: str) -> tuple[FusedCandidate, ...]:
+    """The `fast` configuration's candidates for `question`, with the learned features."""
+    engine = Engine.open(index)
+    frame = engine.pipeline(get_configuration("fast")).transform(
+        engine.start_frame(question, date(2012, 1, 1), None, get_configuration("fast"))
+    )
+    return engine.features_stage(learned_config()).transform(frame).candidates
 
 
 @pytest.mark.parametrize(
@@ -73,12 +85,7 @@ def test_fit_writes_the_model_with_its_record(fitted: Path) -> None:
 def test_the_tree_count_needs_what_it_is_chosen_on(
     small_index: Path, ranker: LightGBMRanker, error: str
 ) -> None:
-    engine = Engine.open(small_index)
-    frame = engine.pipeline(get_configuration("fast")).transform(
-        engine.start_frame("What does 'insider' mean?", date(2012, 1, 1), None,
-                           get_configuration("fast"))
-    )
-    lists = [engine.features_stage(learned_config()).transform(frame).candidates]
+    lists = [fast_candidates(small_index, "What does 'insider' mean?")]
     with pytest.raises(ValueError, match=error):
         ranker.fit(lists, [[1] + [0] * (len(lists[0]) - 1)])
 
@@ -93,6 +100,34 @@ def test_the_engine_answers_with_the_learned_fusion(small_index: Path, fitted: P
     assert all(date.fromisoformat(c.effective_from) <= date(2011, 6, 1) for c in bundle.candidates)
     again = engine.ask(question, config=learned_config())
     assert [c.version_id for c in again.candidates] == [c.version_id for c in bundle.candidates]
+
+
+def test_the_bagged_model_scores_the_mean_of_its_boosters(
+    small_index: Path, fitted: Path, tmp_path: Path
+) -> None:
+    model = load_model(fitted / "fusion-lightgbm")
+    assert isinstance(model, LightGBMRanker) and len(model.boosters_) == 10
+    candidates = fast_candidates(small_index, "What does 'insider' mean?")
+    x = np.array(feature_matrix(candidates), dtype=float)
+    each = np.array([b.predict(x) for b in model.boosters_])
+    assert np.allclose(model.predict(candidates), each.mean(axis=0))
+    assert not np.allclose(each[0], each[1])  # fitted on different queries
+    folder = tmp_path / "short"
+    folder.mkdir()
+    for f in (fitted / "fusion-lightgbm").iterdir():
+        if f.name != "model-9.txt":
+            (folder / f.name).write_bytes(f.read_bytes())
+    with pytest.raises(ModelError, match=r"model-9\.txt: missing \(meta.json names 10"):
+        load_model(folder)
+
+
+def test_each_bag_is_a_seeded_share_of_the_queries() -> None:
+    bags = LightGBMRanker(n_bags=3, bag_fraction=0.5, seed=7).bags(10)
+    assert bags == LightGBMRanker(n_bags=3, bag_fraction=0.5, seed=7).bags(10)
+    assert all(len(b) == 5 and b == sorted(set(b)) for b in bags) and bags[0] != bags[1]
+    assert LightGBMRanker(n_bags=1).bags(4) == [[0, 1, 2, 3]]
+    with pytest.raises(ValueError, match="bag_fraction in"):
+        LightGBMRanker(bag_fraction=0).bags(4)
 
 
 def test_a_model_with_a_renamed_feature_fails_to_load(fitted: Path, tmp_path: Path) -> None:
