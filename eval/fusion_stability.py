@@ -20,7 +20,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
-from structfirst.engine.configuration import get_configuration
+from structfirst.engine.configuration import EngineConfig, get_configuration
 from structfirst.engine.engine import Engine
 from structfirst.engine.pipeline import QueryFrame
 from structfirst.eval.metrics import per_query
@@ -30,9 +30,8 @@ from structfirst.fusion.stages import LearnedFusion
 from structfirst.fusion.training import labeled, labels, read_split, split_learned
 
 
-def head_frames(engine: Engine, config: str, queries: Sequence[Query]) -> list[QueryFrame]:
+def head_frames(engine: Engine, cfg: EngineConfig, queries: Sequence[Query]) -> list[QueryFrame]:
     """Each query's frame just before the configuration's first learned stage."""
-    cfg = get_configuration(config)
     head, _ = split_learned(engine.stages(cfg, fitted=False))
     return [head.transform(engine.start_frame(q.question, q.as_of, None, cfg)) for q in queries]
 
@@ -80,11 +79,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--share", type=float, default=0.9)
     args = ap.parse_args(argv)
     engine = Engine.open(args.index, models_dir=args.models)
+    cfg = get_configuration(args.config)
     train = labeled(read_split(args.train, "train"))
     dev = labeled(read_split(args.dev, "dev"))
     table = refit_table(
-        (head_frames(engine, args.config, train), labels(train)),
-        (dev, head_frames(engine, args.config, dev)),
+        (head_frames(engine, cfg, train), labels(train)),
+        (dev, head_frames(engine, cfg, dev)),
         [int(b) for b in args.bags.split(",")], args.refits, args.share,
     )
     print(f"\n{args.config} learned fusion alone on dev ({len(dev)} questions), {args.refits} "
