@@ -229,11 +229,12 @@ class LightGBMRanker:
         import lightgbm
 
         meta = read_meta(folder, cls.kind)
-        bags = meta.get("bags")
-        if not isinstance(bags, int) or bags < 1:
-            raise ModelError(f"{Path(folder) / META_FILE}: 'bags' must be a positive count of "
-                             f"booster files, not {bags!r}; refit with `structfirst fit`")
-        model = cls(n_bags=bags, bag_fraction=meta.get("bag_fraction", 1.0))
+        bags, fraction = meta.get("bags"), meta.get("bag_fraction")
+        if not isinstance(bags, int) or bags < 1 or not isinstance(fraction, (int, float)):
+            raise ModelError(f"{Path(folder) / META_FILE}: 'bags' (a positive count of booster "
+                             f"files) and 'bag_fraction' are {bags!r} and {fraction!r}; refit "
+                             "with `structfirst fit`")
+        model = cls(n_bags=bags, bag_fraction=fraction)
         for j in range(bags):
             path = Path(folder) / LIGHTGBM_FILE.format(j)
             if not path.is_file():

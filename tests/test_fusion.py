@@ -119,6 +119,11 @@ def test_the_bagged_model_scores_the_mean_of_its_boosters(
             (folder / f.name).write_bytes(f.read_bytes())
     with pytest.raises(ModelError, match=r"model-9\.txt: missing \(meta.json names 10"):
         load_model(folder)
+    meta = json.loads((folder / META_FILE).read_text())
+    del meta["bag_fraction"]
+    (folder / META_FILE).write_text(json.dumps(meta))
+    with pytest.raises(ModelError, match=r"'bags' .* are 10 and None; refit"):
+        load_model(folder)
 
 
 def test_each_bag_is_a_seeded_share_of_the_queries() -> None:
