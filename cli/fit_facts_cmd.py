@@ -25,7 +25,12 @@ def fit_facts_command(
 ) -> None:
     """Fit a TF-IDF logistic reader per declared fact; save it with its record."""
     from structfirst.engine.learned_facts import FactReaderError
-    from structfirst.eval.fact_reader_cv import default_sets, fit_fact_reader, print_table
+    from structfirst.eval.fact_reader_cv import (
+        THRESHOLDS,
+        default_sets,
+        fit_fact_reader,
+        print_table,
+    )
     from structfirst.eval.query_set import QuerySetError
 
     try:
@@ -34,9 +39,7 @@ def fit_facts_command(
         err.print(f"[red]error:[/] {escape(str(exc))}", highlight=False, soft_wrap=True)
         raise typer.Exit(code=1) from None
     if record["leave_one_set_out"]:
-        print_table(record["leave_one_set_out"],
-                    [float(k) for k in next(iter(record["leave_one_set_out"].values()))
-                     if k not in ("n", "patterns")], record["leave_one_set_out_by_rule"])
+        print_table(record["leave_one_set_out"], THRESHOLDS, record["leave_one_set_out_by_rule"])
     out.print(f"{len(record['facts'])} facts, threshold {record['params']['threshold']} "
               f"-> {out_dir}")
 

@@ -203,23 +203,24 @@ class LearnedFactReader:
     def _fit_roles(self, parsed: Sequence[ParsedQuery], facts: Sequence[Mapping[str, Any]],
                    vocabulary: Vocabulary) -> None:
         """A role classifier per mention kind, on every mention of the training questions."""
+        names = {kind: [n for n, spec in vocabulary.facts.items() if spec.type is fact_type]
+                 for kind, fact_type in MENTION_TYPES.items()}
         rows: dict[str, tuple[list[list[str]], list[str]]] = {k: ([], []) for k in MENTION_TYPES}
         for p, gold in zip(parsed, facts, strict=True):
             for m in mentions(p):
-                names = [n for n, spec in vocabulary.facts.items()
-                         if spec.type is MENTION_TYPES[m.kind]]
                 rows[m.kind][0].append(context(p.question, m.span))
-                rows[m.kind][1].append(_role_label(m, gold, names))
+                rows[m.kind][1].append(_role_label(m, gold, names[m.kind]))
         self.role_features_: dict[str, list[str]] = {}
         self.role_classes_: dict[str, list[str]] = {}
         self.role_coef_: dict[str, np.ndarray] = {}
         self.role_intercept_: dict[str, np.ndarray] = {}
         for kind, (x_rows, y) in rows.items():
-            if len(set(y)) < 2:
-                continue
-            seen = Counter(f for row in x_rows for f in set(row))
-            self.role_features_[kind] = sorted(f for f, n in seen.items() if n >= self.min_df)
-            self._index_roles()
+            if len(set(y)) >= 2:
+                seen = Counter(f for row in x_rows for f in set(row))
+                self.role_features_[kind] = sorted(f for f, n in seen.items() if n >= self.min_df)
+        self._index_roles()
+        for kind in self.role_features_:
+            x_rows, y = rows[kind]
             model = LogisticRegression(C=self.c, max_iter=3000).fit(
                 self._role_matrix(kind, x_rows), y)
             self.role_classes_[kind] = [str(k) for k in model.classes_]

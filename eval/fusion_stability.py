@@ -27,13 +27,19 @@ from structfirst.eval.metrics import per_query
 from structfirst.eval.query_set import Hit, Query, Run, parse_version_id
 from structfirst.fusion.models import LightGBMRanker
 from structfirst.fusion.stages import LearnedFusion
-from structfirst.fusion.training import labeled, labels, read_split, split_learned
+from structfirst.fusion.training import (
+    frames_through,
+    labeled,
+    labels,
+    read_split,
+    split_learned,
+)
 
 
 def head_frames(engine: Engine, cfg: EngineConfig, queries: Sequence[Query]) -> list[QueryFrame]:
     """Each query's frame just before the configuration's first learned stage."""
     head, _ = split_learned(engine.stages(cfg, fitted=False))
-    return [head.transform(engine.start_frame(q.question, q.as_of, None, cfg)) for q in queries]
+    return frames_through(engine, head, cfg, queries)
 
 
 def dev_scores(queries: Sequence[Query], frames: Sequence[QueryFrame]) -> tuple[float, float]:

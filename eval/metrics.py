@@ -264,13 +264,18 @@ def ece(p: Sequence[float], y: Sequence[float], bins: int = DEFAULT_BINS) -> flo
     holds p = 1); ECE = sum over non-empty bins of |B_b|/N * |mean(y in B_b) - mean(p in B_b)|.
     """
     p, y = _check(p, y)
+    return float(_ece_rows(p, y[None, :], bins)[0])
+
+
+def _ece_rows(p: np.ndarray, outcomes: np.ndarray, bins: int) -> np.ndarray:
+    """The ECE of confidences `p` against each row of `outcomes` (rows x len(p))."""
     idx = np.minimum((p * bins).astype(int), bins - 1)
-    total = 0.0
+    total = np.zeros(len(outcomes))
     for b in range(bins):
         m = idx == b
         if m.any():
-            total += m.sum() / p.size * abs(y[m].mean() - p[m].mean())
-    return float(total)
+            total += m.sum() / p.size * np.abs(outcomes[:, m].mean(axis=1) - p[m].mean())
+    return total
 
 
 def ece_floor(p: Sequence[float], y: Sequence[float], bins: int = DEFAULT_BINS,
@@ -280,13 +285,7 @@ def ece_floor(p: Sequence[float], y: Sequence[float], bins: int = DEFAULT_BINS,
     observed ECE near it is as low as the sample can show; a target below it is unmeasurable."""
     p, _ = _check(p, y)
     outcomes = (np.random.default_rng(seed).uniform(size=(draws, p.size)) < p).astype(float)
-    idx = np.minimum((p * bins).astype(int), bins - 1)
-    total = np.zeros(draws)
-    for b in range(bins):
-        m = idx == b
-        if m.any():
-            total += m.sum() / p.size * np.abs(outcomes[:, m].mean(axis=1) - p[m].mean())
-    return float(total.mean())
+    return float(_ece_rows(p, outcomes, bins).mean())
 
 
 def brier(p: Sequence[float], y: Sequence[float]) -> float:

@@ -60,17 +60,23 @@ class RankingModel(Protocol):
     def save(self, folder: Path, meta: dict[str, Any]) -> None: ...
 
 
-def _stack(lists: CandidateLists, labels: Sequence[Sequence[int]]):
-    """(X, y, group sizes) over the non-empty lists; no candidate at all is a ValueError."""
-    kept = [(c, y) for c, y in zip(lists, labels, strict=True) if c]
+def _check_training(lists: CandidateLists, labels: Sequence[Sequence[int]]) -> None:
+    """ValueError when there is no candidate at all, or no relevant one, to learn from."""
+    kept = [ys for c, ys in zip(lists, labels, strict=True) if c]
     if not kept:
         raise ValueError("no training candidates: the training split is empty or no query "
                          "returned a candidate")
-    x = np.array([row for c, _ in kept for row in feature_matrix(c)], dtype=float)
-    y = np.array([g for _, ys in kept for g in ys], dtype=int)
-    if not (y >= 1).any():
+    if not any(g >= 1 for ys in kept for g in ys):
         raise ValueError("no relevant candidate to learn from: no query's labeled provisions "
                          "are among its candidates")
+
+
+def _stack(lists: CandidateLists, labels: Sequence[Sequence[int]]):
+    """(X, y, group sizes) over the non-empty lists, checked by `_check_training`."""
+    _check_training(lists, labels)
+    kept = [(c, y) for c, y in zip(lists, labels, strict=True) if c]
+    x = np.array([row for c, _ in kept for row in feature_matrix(c)], dtype=float)
+    y = np.array([g for _, ys in kept for g in ys], dtype=int)
     return x, y, [len(c) for c, _ in kept]
 
 
@@ -165,7 +171,7 @@ class LightGBMRanker:
             raise ValueError(f"trees_by must be one of {self.TREE_COUNTS}, not {self.trees_by!r}")
         if self.trees_by == "dev" and dev is None:
             raise ValueError('trees_by="dev" needs the dev lists to early-stop on')
-        _stack(lists, labels)  # the whole training set's errors first
+        _check_training(lists, labels)  # the whole set's errors before any bag's
         self.cv_ndcg_ = []
         self.boosters_ = [
             self._fit_one([lists[i] for i in bag], [labels[i] for i in bag], dev, self.seed + j)

@@ -88,6 +88,14 @@ def labels(queries: Sequence[Query]) -> list[Labels]:
     return [{lab.id: lab.grade for lab in q.labels} for q in queries]
 
 
+def frames_through(
+    engine: Engine, stages: Stage, cfg: EngineConfig, queries: Sequence[Query]
+) -> list[QueryFrame]:
+    """Each query's frame through `stages` under the user protocol (the question and the case
+    date only)."""
+    return [stages.transform(engine.start_frame(q.question, q.as_of, None, cfg)) for q in queries]
+
+
 def split_learned(stages: Sequence[Stage]) -> tuple[Pipeline, list[Stage]]:
     """(the stages before the first learned one, the rest)."""
     first = next(
@@ -150,8 +158,7 @@ def fit_configurations(
         key = repr(head_settings(cfg))
         if key not in head_frames:
             head_frames[key] = tuple(  # type: ignore[assignment]
-                [head.transform(engine.start_frame(q.question, q.as_of, None, cfg)) for q in qs]
-                for qs in (train_all, dev_all)
+                frames_through(engine, head, cfg, qs) for qs in (train_all, dev_all)
             )
         frames, dev_frames = head_frames[key]
         for stage in tail:
@@ -186,11 +193,7 @@ def fit_configurations(
         if cfg.name in final:
             frames = final[cfg.name]
         else:
-            pipeline = engine.pipeline(cfg)
-            frames = [
-                pipeline.transform(engine.start_frame(q.question, q.as_of, None, cfg))
-                for q in train_all
-            ]
+            frames = frames_through(engine, engine.pipeline(cfg), cfg, train_all)
         folder = score_calibrator_folder(out_dir, cfg.name)
         try:
             meta = fit_score_calibrator(cfg, examples(engine, train_all, frames), folder, record)
