@@ -295,19 +295,21 @@ class LearnedFactReader:
         return out
 
     def transform(self, parsed: ParsedQuery) -> ParsedQuery:
-        """`parsed` with the learned facts the pattern reader did not read added."""
+        """`parsed` with the learned facts added that the pattern reader neither read nor found
+        left open (asked about: "Is she an insider?")."""
         q = parsed.question
         have = {f.name: f for f in parsed.facts}
+        unread = set(have) | set(parsed.left_open)  # stated, or asked about: not to be read
         added: list[QueryFact] = []
         for name, (m, p) in self.read_roles(parsed).items():
-            if name not in have:
+            if name not in unread:
                 added.append(QueryFact(name, m.value, MENTION_TYPES[m.kind].value, m.span,
                                        q[m.span[0]:m.span[1]],
                                        "USD" if m.kind == "amount" else None,
                                        confidence=round(p, 4)))
         whole = (0, len(q))
         added += [QueryFact(name, value, self.facts_[name], whole, "", confidence=round(p, 4))
-                  for name, (value, p) in self.read([q])[0].items() if name not in have]
+                  for name, (value, p) in self.read([q])[0].items() if name not in unread]
         for name, (earlier, later) in self.derivations_.items():
             learned = {f.name: f for f in added}
             a, b = (learned.get(n) or have.get(n) for n in (earlier, later))

@@ -1,13 +1,14 @@
 """Facts stated in a question, read with the rule library's fact declarations.
 
 `FactReader(vocabulary).transform(question, dates, excluded, bankruptcy)` returns the facts a
-question states and the warnings. What each fact is and how a question states it comes from
-the declarations (`stated` in the library's `facts.toml`); this module holds only the
-grammar every fact shares: numbers, dollar amounts ("$12k", "8.5k", "twenty thousand dollars"),
-durations before the filing or the order for relief, bounds ("less than", "within 90 days"),
-hedges ("about $40,000": an approximate fact in a statement, no fact in a question), and yes/no
-questions that ask about a fact rather than state it ("Is he an insider?", "Does it count as
-an insider?", in any sentence).
+question states, the facts it leaves open and the warnings. What each fact is and how a
+question states it comes from the declarations (`stated` in the library's `facts.toml`); this
+module holds only the grammar every fact shares: numbers, dollar amounts ("$12k", "8.5k",
+"twenty thousand dollars", "5 grand"), durations before the filing or the order for relief,
+bounds ("less than", "within 90 days"), hedges ("about $40,000": an approximate fact in a
+statement, no fact in a question), and yes/no questions that ask about a fact rather than state
+it ("Is he an insider?", "Does it count as an insider?", in any sentence): such a true/false
+fact is left open, and no other reader fills it.
 
 - bool and enumeration facts: the declared patterns of each value, tried in order; a yes/no
   question about the phrase ("Was the debtor insolvent?") asserts nothing.
@@ -17,10 +18,12 @@ an insider?", in any sentence).
   amount the declared `less` words follow ("$15,000 of that is covered by a lien") is taken
   off the fact's amount.
 - durations: "N days/weeks/months/years before the petition / the order for relief / filing /
-  I filed / that", "N days earlier/prior", "N days before." (the filing said before), "N days
-  ago", "within/in the last/prior N days", "in the last month", "N months later ... filed",
-  "six and a half weeks"; exact days in parentheses win ("ten weeks (70 days) before"); the
-  duration fact whose keywords occur nearest in the sentence takes it, else the default one.
+  Greg filed / that", "N days earlier/prior", "N days before." (the filing said before, unless
+  a duration of the same fact names its anchor: "paid 200 days before I filed ... lent two
+  years before"), "N days ago", "within/in the last/prior N days", "in the last month", "N
+  months later ... filed", "six and a half weeks"; exact days in parentheses win ("ten weeks
+  (70 days) before"); the duration fact whose keywords occur nearest in the sentence takes it,
+  else the default one.
   Weeks x 7, months x 30, years x 365 (`approximate=True`).
 - counts: the declared patterns, with a group `n`.
 - dates: a day whose words say what it is the date of (the date fact whose declared keywords
@@ -71,25 +74,26 @@ _BOUND_AFTER = re.compile(r"\s*(?:or\s+(?:more|less|fewer|greater|over|under|lon
 _WORD_NUM = NUM.replace(r"\d{1,3}(?:,\d{3})+|\d+|", "")  # {NUM} in words only
 AMOUNT_RE = re.compile(
     r"(?<![\w$])(?:\$|USD\s?)\s?(?P<num>\d{1,3}(?:,\d{3})+|\d+)(?P<dec>\.\d{1,2})?"
-    r"(?:\s*(?P<mult>k|thousand|million|mm|m|billion|bn)\b)?"
+    r"(?:\s*(?P<mult>k|thousand|grand|million|mm|m|billion|bn)\b)?"
     r"|(?<![\w$.,])(?P<num2>\d{1,3}(?:,\d{3})+|\d+)(?P<dec2>\.\d{1,2})?"
     r"(?:\s+(?P<mult2>thousand|million|billion))?\s+(?:dollars|USD)\b"
-    # "twenty thousand dollars", "five hundred dollars", "a million dollars"
-    rf"|(?<![\w$-])(?P<words>{_WORD_NUM})(?:\s+(?P<mult3>thousand|million|billion))?\s+dollars\b"
-    # "8.5k", "18.6K" without a dollar sign (not "401k")
-    r"|(?<![\w$.,])(?!401k)(?P<num4>\d{1,3})(?P<dec4>\.\d{1,2})?(?P<mult4>k)\b",
+    # "twenty thousand dollars", "five hundred dollars", "a million dollars", "five grand"
+    rf"|(?<![\w$-])(?P<words>{_WORD_NUM})(?:(?:\s+(?P<mult3>thousand|million|billion))?"
+    r"\s+dollars|\s+(?P<grand>grand))\b"
+    # "8.5k", "18.6K", "12 grand" without a dollar sign (not "401k")
+    r"|(?<![\w$.,])(?!401k)(?P<num4>\d{1,3})(?P<dec4>\.\d{1,2})?(?P<mult4>k|\s+grand)\b",
     re.I,
 )
 # where an amount may start: the words before an amount reach it ("wages of thirteen ...")
 _AMOUNT_START = (r"(?=\$|USD|(?<![\w$.,])\d|(?<![\w$-])(?:" + _WORD_NUM
-                 + r")\s+(?:(?:thousand|million|billion)\s+)?dollars\b)")
+                 + r")\s+(?:(?:(?:thousand|million|billion)\s+)?dollars|grand)\b)")
 # words between the words before an amount and the amount: "the claim is exactly $13,650",
 # "unsecured about $200,000" (a hedged amount)
 _AMOUNT_FILLER = (r"(?:(?:exactly|precisely|just|only|a\s+total\s+of|in\s+total|about|"
                   r"approximately|around|roughly)\s+)?")
 _LIST_JOIN = re.compile(r"\s*,\s*(?:and\s+)?|\s+(?:and|plus)\s+|\s*\+\s*", re.I)
-_MULT = {"k": 1_000, "thousand": 1_000, "m": 1_000_000, "mm": 1_000_000, "million": 1_000_000,
-         "billion": 1_000_000_000, "bn": 1_000_000_000}
+_MULT = {"k": 1_000, "thousand": 1_000, "grand": 1_000, "m": 1_000_000, "mm": 1_000_000,
+         "million": 1_000_000, "billion": 1_000_000_000, "bn": 1_000_000_000}
 
 _APOS = "['’]"
 _OWNER = (r"(?:(?:the|an?|its|his|her|their|my|our|the\s+debtor" + _APOS +
@@ -105,7 +109,7 @@ _ANCHOR = (
     r"bankruptcy(?:\s+(?:filing|petition|case))?|case\s+(?:was\s+)?filed|"
     r"date\s+of\s+(?:the\s+)?(?:filing|petition)(?:\s+of\s+the\s+petition)?|"
     r"commencement\s+of\s+the\s+case)|chapter\s+\d+\b|"
-    r"(?:I|we|you|it|he|she|they|the\s+debtor|the\s+company|the\s+debtors|"
+    r"(?:I|we|you|it|he|she|they|the\s+debtor|the\s+company|the\s+debtors|(?-i:[A-Z][a-z]+)|"
     r"(?:the|my|our|his|her|their|its)\s+(?:[\w-]+\s+)?[\w-]+)\s+(?:filed|filing)|that\b|then\b))"
 )
 _UNITS = r"(?P<unit>days?|weeks?|months?|years?)"
@@ -141,7 +145,9 @@ _SENTENCE_BREAK = re.compile(
 _YESNO_LEAD = re.compile(
     r"\s*(?:is|was|were|are|am|(?:does|do|did|would|will|could)\s+(?:it|he|she|they|this|that|"
     r"the\s+\w+)\s+(?:count|qualify|rank)\s+as|(?:would|will|could|might)\s+(?:it|he|she|they|"
-    r"this|that|the(?:\s+\w+){1,3})\s+be)\b(?:\s+that\b)?(?:(?!\b(?:when|while|after|before|because|if|since|"
+    r"this|that|the(?:\s+\w+){1,3})\s+be|(?:would|will|could|might|can|does|do|did)\s+(?:an?|the|"
+    r"any)\s+(?:court|judge|trustee|law|code)\s+(?:treat|consider|see|regard|view|deem|count|"
+    r"call))\b(?:\s+that\b)?(?:(?!\b(?:when|while|after|before|because|if|since|"
     r"that|which|who|whom|where|whose)\b)[^,;:]){0,80}$",
     re.I,
 )
@@ -151,6 +157,8 @@ _YESNO_TAIL = re.compile(
     re.I,
 )
 _COMPLEMENT_LEAD = re.compile(r"\b(?:an?|the|considered|deemed|treated\s+as)\s+$", re.I)
+# a word named, not said of anyone: "the trustee keeps using the word insider"
+_WORD_NAMED = re.compile(r"\b(?:word|term|label)\s+[\"'“‘]?$", re.I)
 # a question of one phrase: "Insider?", "Insider or not?"
 _FRAGMENT_TAIL = re.compile(r"\s*(?:,?\s*or\s+not)?\s*\?", re.I)
 # a statement left open: "I haven't figured out whether her debts are mostly consumer or ..."
@@ -287,8 +295,10 @@ class FactReader:
         return self._compiled
 
     def transform(self, q: str, dates: list[DateMention], excluded: list[Span],
-                  bankruptcy: bool) -> tuple[list[QueryFact], list[str]]:
-        """The facts `q` states, one value each, in order of position, and the warnings."""
+                  bankruptcy: bool) -> tuple[list[QueryFact], tuple[str, ...], list[str]]:
+        """The facts `q` states, one value each, in order of position; the facts it names but
+        leaves open (asked about, or left to a "whether"), which it does not state; and the
+        warnings."""
         c = self._compile()
         sentences = _Sentences(q)
         bounds = {m.end() for m in _BOUND.finditer(q)}  # where a bounded number would start
@@ -307,6 +317,7 @@ class FactReader:
 
         low = q.lower()
         found: list[QueryFact] = []
+        left_open: dict[str, None] = {}
 
         def add(spec: FactSpec, value: Any, span: Span, **kw: Any) -> None:
             if any(span[0] < b and a < span[1] for a, b in excluded):
@@ -343,6 +354,7 @@ class FactReader:
                     approximate=any(hedged(m.span()) for m in group))
 
         duration_words = _Keywords(q, c["keywords"])
+        implied: list[tuple[FactSpec, int, Span, bool]] = []  # "N days before." (of what?)
         for m in DURATION_RE.finditer(q):
             span = m.span()
             stated = bool(_STATED_WITHIN.search(q, max(0, span[0] - 40), span[0]))
@@ -353,7 +365,15 @@ class FactReader:
             spec = duration_words.nearest(span, sentences) or c["default"]
             if spec is not None:
                 days, approximate = _duration_days(m)
-                add(spec, days, span, approximate=approximate or bool(hedged(span)))
+                approximate = approximate or bool(hedged(span))
+                if m["bare"]:
+                    implied.append((spec, days, span, approximate))
+                else:
+                    add(spec, days, span, approximate=approximate)
+        named = {f.name for f in found}  # a duration that names its anchor wins over one that
+        for spec, days, span, approximate in implied:  # leaves it implied ("lent two years
+            if spec.name not in named:  # before")
+                add(spec, days, span, approximate=approximate)
 
         for spec, rx, hints in c["counts"]:
             if hints and not any(h in low for h in hints):
@@ -373,6 +393,8 @@ class FactReader:
             for m in ch.rx.finditer(q):
                 if _asked_not_asserted(q, m.span(), sentences,
                                        complement_only=ch.spec.type is FactType.ENUM):
+                    if ch.spec.type is FactType.BOOL:  # an enumeration's subject may be the
+                        left_open[ch.spec.name] = None  # one asked about: "is the CFO ..."
                     continue
                 add(ch.spec, ch.values[int(m.lastgroup[1:])], m.span())
 
@@ -388,7 +410,8 @@ class FactReader:
         kept = [_less(q, f, deducted[f.name]) if f.name in deducted else f for f in kept]
         kept += _derived(q, kept, c["derived"])
         kept.sort(key=lambda f: (f.span, f.name))
-        return kept, warnings
+        stated = {f.name for f in kept}
+        return kept, tuple(n for n in left_open if n not in stated), warnings
 
     @staticmethod
     def _after(c: dict[str, Any], off: frozenset[str]) -> tuple[re.Pattern[str], list[FactSpec]]:
@@ -511,14 +534,16 @@ def _derived(q: str, kept: list[QueryFact], specs: list[FactSpec]) -> list[Query
 def _asked_not_asserted(q: str, span: Span, sentences: _Sentences, *,
                         complement_only: bool = False) -> bool:
     """True when the phrase is the thing a yes/no question asks about ("Was X insolvent?",
-    "Insider or not?") or what a "whether" leaves open.
+    "Insider or not?", "Would the court treat her as an insider?"), what a "whether" leaves
+    open, or a word only named ("keeps using the word insider").
     With `complement_only` the phrase must also follow "a/an/the/considered" directly ("Is
     the debtor a corporation?"), so that "Is a director an insider of a corporation?" still
     says the debtor is a corporation."""
     s0, _ = sentences.bounds(span[0])
     if not q[s0:span[0]].strip() and _FRAGMENT_TAIL.match(q, span[1]):
         return True
-    if _WHETHER_LEAD.search(q, max(s0, span[0] - 80), span[0]):
+    if _WHETHER_LEAD.search(q, max(s0, span[0] - 80), span[0]) or _WORD_NAMED.search(
+            q, max(s0, span[0] - 12), span[0]):
         return True
     s0 = max(s0, span[0] - 200)
     if not (_YESNO_LEAD.match(q, s0, span[0]) and _YESNO_TAIL.match(q, span[1])):
@@ -535,9 +560,9 @@ def amount_value(m: re.Match[str]) -> int | float:
     elif m["num4"]:
         num, dec, mult = m["num4"], m["dec4"], m["mult4"]
     else:
-        num, dec, mult = str(number_value(m["words"])), None, m["mult3"]
+        num, dec, mult = str(number_value(m["words"])), None, m["mult3"] or m["grand"]
     value = float(num.replace(",", "") + (dec or ""))
     if mult:
-        value *= _MULT[mult.lower()]
+        value *= _MULT[mult.strip().lower()]
     value = round(value, 2)
     return int(value) if value == int(value) else value

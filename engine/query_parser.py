@@ -179,6 +179,8 @@ class ParsedQuery:
     unresolved_citations: tuple[UnresolvedCitation, ...] = ()
     warnings: tuple[str, ...] = field(default=())
     asks_location: bool = False
+    left_open: tuple[str, ...] = ()  # facts the question names but leaves open (asked about,
+    # or left to a "whether"): no reader fills them
 
     @property
     def seeds(self) -> tuple[str, ...]:
@@ -583,7 +585,7 @@ def parse_query(
     terms = _extract_terms(q)
     excluded = [t.span for t in terms if t.cue != "is_a"]
     bankruptcy = bool(bankruptcy_cue(q)) or any(c.id.startswith("/us/usc/t11/") for c in citations)
-    facts, warnings = _reader(vocabulary or default_vocabulary()).transform(
+    facts, left_open, warnings = _reader(vocabulary or default_vocabulary()).transform(
         q, dates, excluded, bankruptcy)
     qtype, reason = _query_type(preds, facts, named)
     wanted = _TYPE_PREDICATE.get(qtype, ())
@@ -599,6 +601,7 @@ def parse_query(
         as_of=_as_of(as_of, today, dates),
         citations=tuple(citations),
         facts=tuple(facts),
+        left_open=left_open,
         predicate=predicate,
         query_type=qtype,
         type_reason=reason,

@@ -99,6 +99,20 @@ def test_a_fact_the_patterns_read_is_kept_and_a_learned_one_says_so(
     assert n_learned >= 10
 
 
+def test_a_fact_the_question_leaves_open_is_not_read(
+    sets: list[QuestionSet], reader: LearnedFactReader
+) -> None:
+    """A fact the question asks about ("Would the court treat her as an insider?") or leaves
+    to a "whether" is left open by the patterns, and the reader does not fill it."""
+    n = 0
+    for p in sets[-1].parsed:
+        learned = [f.name for f in reader.transform(p).facts[len(p.facts):] if not f.derived]
+        for name in learned:
+            assert reader.transform(replace(p, left_open=(name,))).fact(name) is None
+            n += 1
+    assert n >= 10
+
+
 def test_amounts_and_days_no_pattern_took_get_a_role(reader: LearnedFactReader) -> None:
     p = parse_query(ACME, as_of=date(2016, 8, 19))
     assert "transfer_amount" not in p.fact_values()  # "got $X from" is no declared phrasing

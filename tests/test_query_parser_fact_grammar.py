@@ -410,3 +410,37 @@ def test_denied_ties_to_the_debtor_are_no_relationship() -> None:
     p = parse("The debtor, a corporation, filed. The bank is merely its lender, with no equity "
               "and no one at the bank related to its directors.")
     assert p.fact_values()["relationship"] == "none"
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "My friend lent me $5,000. Would the court treat her as an insider?",
+        "The trustee keeps using the word insider about me. Am I one?",
+        "Nobody has looked at whether we were insolvent on that date.",
+    ],
+)
+def test_a_fact_asked_about_or_named_is_left_open(question: str) -> None:
+    p = parse(question)
+    assert not {"creditor_is_insider", "debtor_insolvent"} & set(p.fact_values())
+    assert {"creditor_is_insider", "debtor_insolvent"} & set(p.left_open)
+
+
+def test_a_stated_fact_is_not_left_open() -> None:
+    p = parse("The debtor was insolvent. Was the debtor insolvent?")
+    assert p.fact_values()["debtor_insolvent"] is True
+    assert "debtor_insolvent" not in p.left_open
+
+
+def test_grand_is_a_thousand_dollars() -> None:
+    assert parse("She repaid 5 grand to a vendor.").fact_values()["transfer_amount"] == 5000
+    assert parse("She repaid five grand to a vendor.").fact_values()["transfer_amount"] == 5000
+
+
+def test_a_duration_that_names_its_anchor_wins_over_an_implied_one() -> None:
+    p = parse("About 200 days before I filed, I paid my brother back the loan he made two "
+              "years before.")
+    assert p.fact_values()["days_before_filing"] == 200
+    assert not p.warnings
+    assert parse("Greg paid the bank 75 days before Greg filed.").fact_values()[
+        "days_before_filing"] == 75
