@@ -16,7 +16,9 @@ fact is left open, and no other reader fills it.
   such as "exactly" between); a list ("$400, $400 and $350") is one amount, its sum; an
   amount with a bound ("less than $7,575", "between $5,000 and $9,000") is no fact; an
   amount the declared `less` words follow ("$15,000 of that is covered by a lien") is taken
-  off the fact's amount.
+  off the fact's amount (one the words before also state as the fact, "a bank owed $40,000
+  fully secured", counts for nothing); the amounts of a fact the statute aggregates
+  (declared `total` words) are summed, unless the words around one state it as the total.
 - durations: "N days/weeks/months/years before the petition / the order for relief / filing /
   Greg filed / that", "N days earlier/prior", "N days before." (the filing said before, unless
   a duration of the same fact names its anchor: "paid 200 days before I filed ... lent two
@@ -249,6 +251,7 @@ class FactReader:
             return self._compiled
         choices, after, before, counts, keywords, date_keywords = [], [], [], [], [], []
         less: list[tuple[FactSpec, re.Pattern[str]]] = []
+        totals: dict[str, re.Pattern[str]] = {}
         default_duration, date_roles, derived = None, {}, []
         for spec in self.vocabulary.values():
             if spec.of is not None:  # an attribute of listed entities, not a fact of the case
@@ -269,6 +272,9 @@ class FactReader:
             elif spec.type is FactType.AMOUNT:
                 after += [(spec, expand_pattern(p)) for p in st.get("after", ())]
                 less += [(spec, re.compile(expand_pattern(p), re.I)) for p in st.get("less", ())]
+                if st.get("total"):
+                    totals[spec.name] = re.compile(
+                        "|".join(expand_pattern(p) for p in st["total"]), re.I)
                 before += [(spec, re.compile("(?:" + expand_pattern(p) + r")\s*" + _AMOUNT_FILLER
                                              + _AMOUNT_START, re.I)) for p in st.get("before", ())]
             elif spec.type is FactType.COUNT and st.get("patterns"):
@@ -291,7 +297,7 @@ class FactReader:
                           "amount_hints": amount_hints, "before": before,
                           "counts": counts, "keywords": keywords, "default": default_duration,
                           "dates": date_roles, "date_keywords": date_keywords,
-                          "derived": derived}
+                          "derived": derived, "totals": totals}
         return self._compiled
 
     def transform(self, q: str, dates: list[DateMention], excluded: list[Span],
@@ -343,7 +349,8 @@ class FactReader:
             lm = next((spec for spec, rx in c["less"]
                        if spec.name not in off and rx.match(q, span[1])), None)
             if lm is not None:
-                deducted.setdefault(lm.name, []).extend(group)
+                if before.get(span[0]) is not lm:  # "owed $40,000, fully secured": no part
+                    deducted.setdefault(lm.name, []).extend(group)
                 continue
             am = after_rx.match(q, span[1])
             spec = after_specs[int(am.lastgroup[1:])] if am and am.lastgroup else None
@@ -406,6 +413,8 @@ class FactReader:
             if d.exact and spec is not None:
                 add(spec, d.value, d.span)
 
+        for name, rx in c["totals"].items():
+            found = _total_of_parts(q, found, name, rx, sentences)
         kept, warnings = _one_value_each(found)
         kept = [_less(q, f, deducted[f.name]) if f.name in deducted else f for f in kept]
         kept += _derived(q, kept, c["derived"])
@@ -497,6 +506,29 @@ def _amount_lists(q: str, amounts: list[re.Match[str]]) -> list[list[re.Match[st
         else:
             groups.append([m])
     return groups
+
+
+def _total_of_parts(q: str, found: list[QueryFact], name: str, total: re.Pattern[str],
+                    sentences: _Sentences) -> list[QueryFact]:
+    """`found` with the amounts of `name`, a fact the statute aggregates, made one: those the
+    words around them (`total`, in the sentence: 40 characters before, 25 after) state as the
+    total, else the sum of all of them, each a part ("one is owed $12,000, one $9,000")."""
+    mine = [f for f in found if f.name == name]
+    if len(mine) < 2:
+        return found
+
+    def stated_as_total(f: QueryFact) -> bool:
+        s0, s1 = sentences.bounds(f.span[0])
+        return bool(total.search(q, max(s0, f.span[0] - 40), f.span[0])
+                    or total.search(q, f.span[1], min(s1, f.span[1] + 25)))
+
+    totals = [f for f in mine if stated_as_total(f)]
+    if not totals:
+        lo, hi = mine[0].span[0], mine[-1].span[1]
+        first = mine[0]
+        totals = [QueryFact(name, _sum(f.value for f in mine), first.type, (lo, hi), q[lo:hi],
+                            first.unit, any(f.approximate for f in mine), derived=True)]
+    return [f for f in found if f.name != name] + totals
 
 
 def _sum(values: Iterable[int | float]) -> int | float:

@@ -206,7 +206,7 @@ _KEYS = {"type", "unit", "meaning", "source", "values", "derived", "assume", "st
          "entity"}
 _ENTITY_KEYS = {"meaning", "source", "closed"}
 _STATED_KEYS = {"hints", "values", "after", "before", "keywords", "default", "patterns", "role",
-                "context", "less"}
+                "context", "less", "total"}
 
 
 def _header_lines(text: str) -> dict[str, int]:
@@ -311,6 +311,8 @@ def _spec_problem(name: str, body: Any) -> str | None:
     extra = sorted(set(stated) - _STATED_KEYS)
     if extra:
         return f"field stated: unknown key(s) {', '.join(extra)}"
+    if "total" in stated and ftype is not FactType.AMOUNT:
+        return "field stated.total: only an amount is a total of parts"
     for key, pats in _patterns(stated):
         try:
             re.compile(expand_pattern(pats))
@@ -339,7 +341,7 @@ def _pair(x: Any) -> bool:
 
 
 def _patterns(stated: Mapping[str, Any]) -> Iterable[tuple[str, str]]:
-    for key in ("after", "before", "less", "keywords", "patterns"):
+    for key in ("after", "before", "less", "total", "keywords", "patterns"):
         for p in stated.get(key, ()) or ():
             yield key, p
     for value, pats in (stated.get("values") or {}).items():

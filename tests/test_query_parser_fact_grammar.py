@@ -444,3 +444,25 @@ def test_a_duration_that_names_its_anchor_wins_over_an_implied_one() -> None:
     assert not p.warnings
     assert parse("Greg paid the bank 75 days before Greg filed.").fact_values()[
         "days_before_filing"] == 75
+
+
+@pytest.mark.parametrize(
+    ("question", "total"),
+    [
+        # parts of an aggregate: summed, a fully secured claim counting for nothing
+        ("Three creditors want to file an involuntary petition: one is owed $12,000 unsecured, "
+         "one $9,000 unsecured, and a bank is owed $40,000 fully secured by equipment.", 21000),
+        # an amount stated as the total wins over the parts
+        ("Three of us want to file an involuntary. Claims are $8,000, $6,000 and $5,000, but "
+         "the $5,000 one is disputed, so only $14,000 of undisputed claims count.", 14000),
+        ("Three creditors filed an involuntary petition. Their claims total $30,000, but "
+         "$15,000 of that is covered by a lien.", 15000),
+        ("Four of us are owed a total of 12 grand by the debtor; we want to force it into "
+         "bankruptcy.", 12000),
+    ],
+)
+def test_an_aggregated_amount_sums_its_parts_unless_a_total_is_stated(question: str,
+                                                                       total: int) -> None:
+    p = parse(question)
+    assert p.fact_values()["unsecured_claims_total"] == total
+    assert not p.warnings

@@ -6,6 +6,7 @@ import shutil
 from datetime import date
 from pathlib import Path
 
+from structfirst.rules.fact_schema import read_fact_file
 from structfirst.rules.library_loader import TITLE11_FACTS, load_library
 from structfirst.rules.rule_syntax import Atom, Compare, Not, parse_rules
 from structfirst.rules.semantics import RBind, RBool, RCompare, RParam, RPred
@@ -262,3 +263,13 @@ rule b
 """})
     assert {i.code for i in lib.errors()} == {"cycle"}
     assert not lib.rules
+
+
+def test_a_total_is_declared_only_for_an_amount(tmp_path: Path) -> None:
+    path = tmp_path / "facts.toml"
+    path.write_text('[fact.paid]\ntype = "bool"\nmeaning = "paid"\n'
+                    '  [fact.paid.stated]\n  total = ["total"]\n')
+    specs, issues = read_fact_file(path)
+    assert not specs
+    assert [(i.message, i.file, i.line) for i in issues] == [
+        ("fact paid: field stated.total: only an amount is a total of parts", str(path), 1)]
