@@ -79,16 +79,19 @@ AMOUNT_RE = re.compile(
     r"(?:\s*(?P<mult>k|thousand|grand|million|mm|m|billion|bn)\b)?"
     r"|(?<![\w$.,])(?P<num2>\d{1,3}(?:,\d{3})+|\d+)(?P<dec2>\.\d{1,2})?"
     r"(?:\s+(?P<mult2>thousand|million|billion))?\s+(?:dollars|USD)\b"
-    # "twenty thousand dollars", "five hundred dollars", "a million dollars", "five grand"
-    rf"|(?<![\w$-])(?P<words>{_WORD_NUM})(?:(?:\s+(?P<mult3>thousand|million|billion))?"
-    r"\s+dollars|\s+(?P<grand>grand))\b"
+    # "twenty thousand dollars", "eight thousand five hundred seventy-five dollars", "eighty-six
+    # hundred dollars", "a million dollars", "five grand"
+    rf"|(?<![\w$-])(?P<words>{_WORD_NUM})(?:(?:\s+(?P<mult3>thousand|million|billion)"
+    rf"(?:,?\s+(?:and\s+)?(?P<rest>{_WORD_NUM}))?)?\s+dollars|\s+(?P<grand>grand))\b"
     # "8.5k", "18.6K", "12 grand" without a dollar sign (not "401k")
     r"|(?<![\w$.,])(?!401k)(?P<num4>\d{1,3})(?P<dec4>\.\d{1,2})?(?P<mult4>k|\s+grand)\b",
     re.I,
 )
-# where an amount may start: the words before an amount reach it ("wages of thirteen ...")
-_AMOUNT_START = (r"(?=\$|USD|(?<![\w$.,])\d|(?<![\w$-])(?:" + _WORD_NUM
-                 + r")\s+(?:(?:(?:thousand|million|billion)\s+)?dollars|grand)\b)")
+# where an amount may start: the words before an amount reach it ("wages of thirteen ...";
+# not its "five hundred dollars" after "eight thousand")
+_AMOUNT_START = (r"(?=\$|USD|(?<![\w$.,])\d|(?<![\w$-])(?<!thousand\s)(?<!thousand,\s)(?:"
+                 + _WORD_NUM + r")\s+(?:(?:(?:thousand|million|billion)(?:,?\s+(?:and\s+)?(?:"
+                 + _WORD_NUM + r"))?\s+)?dollars|grand)\b)")
 # words between the words before an amount and the amount: "the claim is exactly $13,650",
 # "unsecured about $200,000" (a hedged amount)
 _AMOUNT_FILLER = (r"(?:(?:exactly|precisely|just|only|a\s+total\s+of|in\s+total|about|"
@@ -174,8 +177,8 @@ _TENS = {w: 10 * i for i, w in enumerate(
 
 
 def number_value(text: str) -> int:
-    """The value of a {NUM} match: digits, words up to 999, "a"/"an", and the words of one
-    ("the only/sole/solo/lone/single petitioner")."""
+    """The value of a {NUM} match: digits, words up to 9,999 ("eighty-six hundred"), "a"/"an",
+    and the words of one ("the only/sole/solo/lone/single petitioner")."""
     t = " ".join(text.lower().replace("-", " ").split())
     if re.fullmatch(r"[\d,]+", t):
         return int(t.replace(",", ""))
@@ -186,7 +189,8 @@ def number_value(text: str) -> int:
     if "hundred" in words:
         i = words.index("hundred")
         head = words[:i]
-        total = 100 * (1 if head in (["a"], ["an"]) else _SMALL[head[0]])
+        total = 100 * (1 if head in (["a"], ["an"]) else sum(_TENS.get(w, 0) + _SMALL.get(w, 0)
+                                                             for w in head))
         words = [w for w in words[i + 1:] if w != "and"]
     for w in words:
         total += _TENS.get(w, 0) + _SMALL.get(w, 0)
@@ -596,5 +600,7 @@ def amount_value(m: re.Match[str]) -> int | float:
     value = float(num.replace(",", "") + (dec or ""))
     if mult:
         value *= _MULT[mult.strip().lower()]
+    if m["rest"]:  # "eight thousand five hundred"
+        value += number_value(m["rest"])
     value = round(value, 2)
     return int(value) if value == int(value) else value

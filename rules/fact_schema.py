@@ -356,7 +356,7 @@ _SMALL_WORDS = ("nineteen|eighteen|seventeen|sixteen|fifteen|fourteen|thirteen|t
 _TENS_WORDS = "twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety"
 _W99 = rf"(?:(?:{_TENS_WORDS})(?:[\s-](?:{_SMALL_WORDS}))?|{_SMALL_WORDS})"
 MACROS = {
-    "{NUM}": rf"(?:\d{{1,3}}(?:,\d{{3}})+|\d+|(?:an?|{_SMALL_WORDS})[\s-]hundred"
+    "{NUM}": rf"(?:\d{{1,3}}(?:,\d{{3}})+|\d+|(?:an?|{_W99})[\s-]hundred"
              rf"(?:\s+(?:and\s+)?{_W99})?|{_W99}|an?)",
     "{NEG}": r"(?:not|\w*n['’]t|never|neither|nor)",
     "{APOS}": "['’]",

@@ -466,3 +466,17 @@ def test_an_aggregated_amount_sums_its_parts_unless_a_total_is_stated(question: 
     p = parse(question)
     assert p.fact_values()["unsecured_claims_total"] == total
     assert not p.warnings
+
+
+@pytest.mark.parametrize(
+    ("words", "value"),
+    [
+        ("eight thousand five hundred seventy-five dollars", 8575),
+        ("eighty-six hundred dollars", 8600),
+        ("two thousand, three hundred dollars", 2300),
+        ("thirteen thousand six hundred and fifty dollars", 13650),
+    ],
+)
+def test_amounts_in_words_with_thousands_and_hundreds(words: str, value: int) -> None:
+    # not the "five hundred dollars" at the end of "eight thousand five hundred dollars"
+    assert parse(f"The debtor paid the vendor {words}.").fact_values()["transfer_amount"] == value
