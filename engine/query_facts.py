@@ -417,8 +417,9 @@ class FactReader:
             if d.exact and spec is not None:
                 add(spec, d.value, d.span)
 
+        spans = [m.span() for m in AMOUNT_RE.finditer(q)] if c["totals"] else []
         for name, rx in c["totals"].items():
-            found = _total_of_parts(q, found, name, rx, sentences)
+            found = _total_of_parts(q, found, name, rx, sentences, spans)
         kept, warnings = _one_value_each(found)
         kept = [_less(q, f, deducted[f.name]) if f.name in deducted else f for f in kept]
         kept += _derived(q, kept, c["derived"])
@@ -513,18 +514,23 @@ def _amount_lists(q: str, amounts: list[re.Match[str]]) -> list[list[re.Match[st
 
 
 def _total_of_parts(q: str, found: list[QueryFact], name: str, total: re.Pattern[str],
-                    sentences: _Sentences) -> list[QueryFact]:
+                    sentences: _Sentences, amounts: list[Span]) -> list[QueryFact]:
     """`found` with the amounts of `name`, a fact the statute aggregates, made one: those the
-    words around them (`total`, in the sentence: 40 characters before, 25 after) state as the
-    total, else the sum of all of them, each a part ("one is owed $12,000, one $9,000")."""
+    words around them (`total`; in the sentence, up to the next amount: 40 characters before,
+    25 after) state as the total, else the sum of all of them, each a part ("one is owed
+    $12,000, one $9,000"). `amounts`: the spans of every amount in `q`, in order."""
     mine = [f for f in found if f.name == name]
     if len(mine) < 2:
         return found
+    starts = [a for a, _ in amounts]
 
     def stated_as_total(f: QueryFact) -> bool:
         s0, s1 = sentences.bounds(f.span[0])
-        return bool(total.search(q, max(s0, f.span[0] - 40), f.span[0])
-                    or total.search(q, f.span[1], min(s1, f.span[1] + 25)))
+        i = bisect.bisect_left(starts, f.span[0])  # the amounts before f, and after it
+        lo = max(s0, f.span[0] - 40, amounts[i - 1][1] if i else 0)
+        j = bisect.bisect_left(starts, f.span[1])
+        hi = min(s1, f.span[1] + 25, starts[j] if j < len(starts) else len(q))
+        return bool(total.search(q, lo, f.span[0]) or total.search(q, f.span[1], hi))
 
     totals = [f for f in mine if stated_as_total(f)]
     if not totals:

@@ -480,3 +480,12 @@ def test_an_aggregated_amount_sums_its_parts_unless_a_total_is_stated(question: 
 def test_amounts_in_words_with_thousands_and_hundreds(words: str, value: int) -> None:
     # not the "five hundred dollars" at the end of "eight thousand five hundred dollars"
     assert parse(f"The debtor paid the vendor {words}.").fact_values()["transfer_amount"] == value
+
+
+def test_cash_advances_from_any_card_aggregate() -> None:
+    p = parse("On May 1 she took a $600 cash advance on her Visa, and on May 20 a $500 cash "
+              "advance on her Discover. She filed chapter 7 on June 10, 2019.")
+    assert p.fact_values()["cash_advance_amount"] == 1100
+    p = parse("She took cash advances totaling $1,100: a $600 cash advance on one card and "
+              "$500 on another. She filed chapter 7 on June 10, 2019.")
+    assert p.fact_values()["cash_advance_amount"] == 1100 and not p.warnings
