@@ -30,7 +30,8 @@ Roles (from the words just before the date, within its clause; the nearest cue w
   as_of     "as of X", "as of policy issuance on X", "effective X", "in effect on X"
   filing    "filed on X", "a case filed in X", "petition date of X", "commenced on X"; and,
             from the words just after it, "my employer's X bankruptcy filing", "a X petition"
-  transfer  "paid ... on X", "transferred on X", "payment was made on X", "a lump sum on X"
+  transfer  "paid ... on X", "transferred on X", "payment was made on X", "a lump sum on X";
+            and, from the words just after it, "on X she repaid her sister"
   generic   any other date (a point in time the question is about)
 
 An impossible date ("February 30, 2016", "2016-13-01") raises `QueryError` naming the text
@@ -86,7 +87,7 @@ DATE_RE = re.compile(  # every alternative starts a word: the lookahead skips ot
 
 # Cue patterns, applied to the clause text just before a date. Each ends at the date: the
 # greedy lead makes the match's keyword the *last* one in the window.
-_GAP = r"(?:[\s,]+[\w'’$,.()§-]+){{0,{n}}}?[\s,:]*"
+_GAP = r"(?:[\s,:]+[\w'’$,.()§-]+){{0,{n}}}?[\s,:]*"
 _CUES: tuple[tuple[str, re.Pattern[str]], ...] = (
     (
         "as_of",
@@ -110,7 +111,7 @@ _CUES: tuple[tuple[str, re.Pattern[str]], ...] = (
         "transfer",
         re.compile(
             r"(?s:.*)\b(?P<kw>paid|pays|repaid|transferred|transfers?|payments?|made|"
-            r"received|wired|sent|lump\s+sum)\b" + _GAP.format(n=8) + r"$",
+            r"received|wired|sent|lump\s+sum)\b" + _GAP.format(n=12) + r"$",
             re.I,
         ),
     ),
@@ -129,6 +130,11 @@ _CURRENT_NOUN = re.compile(
 # "a January 23, 2023 filing", "the 6/1/2020 chapter 7 petition"
 _FILING_NOUN = re.compile(
     r"\s+(?:(?:bankruptcy|chapter\s+\d+|ch\.?\s*\d+)\s+)?(?P<kw>filing|petition)\b", re.I
+)
+# a date its clause goes on to say was paid: "On 10 June 2019 she repaid her sister"
+_TRANSFER_AFTER = re.compile(
+    r",?\s+(?:I|we|he|she|it|they|the\s+(?:debtor|company)|(?-i:[A-Z][a-z]+))\s+(?:had\s+)?"
+    r"(?P<kw>paid|repaid|transferred|wired|sent)\b", re.I
 )
 _NOW_LEAD = re.compile(r"\b(?:as\s+of|right)\s+$", re.I)
 _CLAUSE_BREAK = re.compile(r"[?!;]|\.(?=\s+[A-Z])|\n")
@@ -294,8 +300,11 @@ def find_dates(question: str, today: date) -> list[DateMention]:
             if cm and cm.start("kw") > best:
                 role, cue, best = name, " ".join(cm["kw"].lower().split()), cm.start("kw")
         filing_noun = _FILING_NOUN.match(question, span[1])
+        paid_after = role == "generic" and _TRANSFER_AFTER.match(question, span[1])
         if filing_noun:
             role, cue = "filing", filing_noun["kw"].lower()
+        elif paid_after:
+            role, cue = "transfer", paid_after["kw"].lower()
         if gran == "today" and text.lower() in ("current", "now"):
             role = "as_of" if role == "generic" else role
         out.append(

@@ -21,17 +21,18 @@ fact is left open, and no other reader fills it.
   (declared `total` words) are summed, unless the words around one state it as the total.
 - durations: "N days/weeks/months/years before the petition / the order for relief / filing /
   Greg filed / that", "N days earlier/prior", "N days before." (the filing said before, unless
-  a duration of the same fact names its anchor: "paid 200 days before I filed ... lent two
-  years before"), "N days ago", "within/in the last/prior N days", "in the last month", "N
-  months later ... filed", "six and a half weeks"; exact days in parentheses win ("ten weeks
-  (70 days) before"); the duration fact whose keywords occur nearest in the sentence takes it,
-  else the default one.
-  Weeks x 7, months x 30, years x 365 (`approximate=True`).
+  a duration of the same fact names its anchor, "paid 200 days before I filed ... lent two
+  years before", or the question gives the two dates it is between), "N days ago",
+  "within/in the last/prior N days", "in the last month", "N months later ... filed", "six and
+  a half weeks"; exact days in parentheses win ("ten weeks (70 days) before"); the duration
+  fact whose keywords occur nearest in the sentence takes it, else the default one. Weeks x 7,
+  months x 30, years x 365 (`approximate=True`).
 - counts: the declared patterns, with a group `n`.
 - dates: a day whose words say what it is the date of (the date fact whose declared keywords
   occur nearest in its sentence: "jewelry bought on May 1, 2020"), else the date fact its
   role declares (filing, transfer).
-- derived: `days_between` declarations, from two dates the question gives.
+- derived: `days_between` declarations, from two dates the question gives (the dates win over
+  a duration that disagrees with them; an earlier date after the later one is dropped).
 
 Two different values for one fact drop both (a warning says so), unless the words of the
 others repeat within a mention of one of them ("the mayor's son ... is the son an insider?").
@@ -381,10 +382,6 @@ class FactReader:
                     implied.append((spec, days, span, approximate))
                 else:
                     add(spec, days, span, approximate=approximate)
-        named = {f.name for f in found}  # a duration that names its anchor wins over one that
-        for spec, days, span, approximate in implied:  # leaves it implied ("lent two years
-            if spec.name not in named:  # before")
-                add(spec, days, span, approximate=approximate)
 
         for spec, rx, hints in c["counts"]:
             if hints and not any(h in low for h in hints):
@@ -418,11 +415,17 @@ class FactReader:
                 add(spec, d.value, d.span)
 
         spans = [m.span() for m in AMOUNT_RE.finditer(q)] if c["totals"] else []
+        named = {f.name for f in found}  # a duration whose anchor is implied ("lent two years
+        for spec, days, span, approximate in implied:  # before") gives way to one that names
+            if spec.name not in named and not (  # it, and to the two dates it is between
+                    spec.days_between and set(spec.days_between) <= named):
+                add(spec, days, span, approximate=approximate)
         for name, rx in c["totals"].items():
             found = _total_of_parts(q, found, name, rx, sentences, spans)
         kept, warnings = _one_value_each(found)
         kept = [_less(q, f, deducted[f.name]) if f.name in deducted else f for f in kept]
-        kept += _derived(q, kept, c["derived"])
+        kept, more = _derived(q, kept, c["derived"])
+        warnings += more
         kept.sort(key=lambda f: (f.span, f.name))
         stated = {f.name for f in kept}
         return kept, tuple(n for n in left_open if n not in stated), warnings
@@ -557,20 +560,38 @@ def _less(q: str, fact: QueryFact, minus: list[re.Match[str]]) -> QueryFact:
                      q[lo:hi], fact.unit, fact.approximate, derived=True)
 
 
-def _derived(q: str, kept: list[QueryFact], specs: list[FactSpec]) -> list[QueryFact]:
-    """Durations declared as the days between two dates the question gives."""
+def _derived(q: str, kept: list[QueryFact],
+             specs: list[FactSpec]) -> tuple[list[QueryFact], list[str]]:
+    """`kept` with the durations declared as the days between two dates the question gives,
+    and the warnings: a stated duration that disagrees with the dates gives way to them (an
+    approximate one, "8 months before", silently); an earlier date after the later one is
+    dropped."""
     by_name = {f.name: f for f in kept}
-    out = []
+    out, warnings = list(kept), []
     for spec in specs:
         assert spec.days_between is not None
         earlier, later = (by_name.get(n) for n in spec.days_between)
-        if spec.name in by_name or earlier is None or later is None:
+        if earlier is None or later is None:
             continue
         assert isinstance(earlier.value, date) and isinstance(later.value, date)
+        days = (later.value - earlier.value).days
+        if days < 0:  # out of order: the day read as the earlier one is not
+            out.remove(earlier)
+            warnings.append(f"{earlier.name} {earlier.text!r} is after {later.name} "
+                            f"{later.text!r}: not taken")
+            continue
+        stated = by_name.get(spec.name)
+        if stated is not None:
+            if stated.value == days:
+                continue
+            out.remove(stated)
+            if not stated.approximate:
+                warnings.append(f"{spec.name}: {stated.text!r} says {stated.value} days, but "
+                                f"the dates are {days} days apart: the dates taken")
         lo, hi = min(earlier.span[0], later.span[0]), max(earlier.span[1], later.span[1])
-        out.append(QueryFact(spec.name, (later.value - earlier.value).days, spec.type.value,
-                             (lo, hi), q[lo:hi], spec.unit, derived=True))
-    return out
+        out.append(QueryFact(spec.name, days, spec.type.value, (lo, hi), q[lo:hi], spec.unit,
+                             derived=True))
+    return out, warnings
 
 
 def _asked_not_asserted(q: str, span: Span, sentences: _Sentences, *,

@@ -489,3 +489,33 @@ def test_cash_advances_from_any_card_aggregate() -> None:
     p = parse("She took cash advances totaling $1,100: a $600 cash advance on one card and "
               "$500 on another. She filed chapter 7 on June 10, 2019.")
     assert p.fact_values()["cash_advance_amount"] == 1100 and not p.warnings
+
+
+def test_a_day_its_clause_says_was_paid_is_the_transfer_date() -> None:
+    p = parse("Dana filed a chapter 7 petition on 3 February 2020. On 10 June 2019 she repaid her "
+              "sister $15K that the sister had lent her two years earlier.")
+    assert p.fact_values()["transfer_date"] == date(2019, 6, 10)
+    # the dates give the days; "two years earlier" is of the loan, not of the filing
+    assert p.fact_values()["days_before_filing"] == 238
+
+
+def test_dates_win_over_a_duration_that_disagrees_and_must_be_in_order() -> None:
+    p = parse("We filed a joint chapter 7 on May 3, 2016. On September 1, 2015 we paid my "
+              "brother back. It was 8 months before we filed.")
+    assert p.fact_values()["days_before_filing"] == 245 and not p.warnings  # 240 approximate
+    p = parse("We filed a chapter 7 on May 3, 2016. On May 20, 2016 we paid my brother back.")
+    assert "transfer_date" not in p.fact_values() and "days_before_filing" not in p.fact_values()
+    assert any("transfer_date" in w for w in p.warnings)
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Ch 11 petition 06/10/2003. Transfer: $18,750 to First Mercantile Bank (unrelated "
+        "lender, no insider ties) on 02/10/2003.",
+        "Corporate debtor filed 6/10/2003. It paid down $18,750 on its unsecured line with a "
+        "regional bank on 2/10/2003.",
+    ],
+)
+def test_a_transfer_named_a_dozen_words_before_its_day(question: str) -> None:
+    assert parse(question).fact_values()["transfer_date"] == date(2003, 2, 10)
