@@ -30,6 +30,7 @@ from pathlib import Path
 from structfirst.engine.configuration import get_configuration
 from structfirst.engine.engine import MODELS_DIR
 from structfirst.engine.learned_facts import FactReaderError, LearnedFactReader
+from structfirst.engine.query_dates import QueryError
 from structfirst.engine.query_parser import ParsedQuery, parse_query
 from structfirst.engine.symbolic_plane import rule_verdicts
 from structfirst.eval.ablation import bundle_verdicts
@@ -116,7 +117,10 @@ def main(argv: list[str] | None = None) -> int:
                         print(f"gold miss {q.qid} {rid}: verdict {want}, the library says "
                               f"{gold[rid]} on the gold facts {q.facts}")
                 continue
-            e2e, parsed = engine_verdicts(lib, q, reader)
+            try:
+                e2e, parsed = engine_verdicts(lib, q, reader)
+            except QueryError as exc:  # the engine refuses the question: a miss, with why
+                e2e, parsed = dict.fromkeys(q.expected_verdicts, "refused"), {"refused": str(exc)}
             per_question[split].append(sum(e2e.get(rid, "not evaluated") == want for rid, want
                                            in q.expected_verdicts.items())
                                        / len(q.expected_verdicts))
