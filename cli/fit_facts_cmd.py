@@ -38,6 +38,10 @@ def fit_facts_command(
     except (FactReaderError, QuerySetError, FileNotFoundError) as exc:
         err.print(f"[red]error:[/] {escape(str(exc))}", highlight=False, soft_wrap=True)
         raise typer.Exit(code=1) from None
+    for entry in record["trained_on"]:
+        for refused in entry.get("refused", ()):
+            out.print(f"not fitted on {refused['qid']} ({entry['set']}): the parser refuses it: "
+                      f"{escape(refused['why'])}", highlight=False, soft_wrap=True)
     if record["leave_one_set_out"]:
         print_table(record["leave_one_set_out"], THRESHOLDS, record["leave_one_set_out_by_rule"])
     out.print(f"{len(record['facts'])} facts, threshold {record['params']['threshold']} "

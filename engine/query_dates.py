@@ -28,7 +28,8 @@ uncertainty. A modifier shifts the point: "before/prior to X" -> the day before 
 
 Roles (from the words just before the date, within its clause; the nearest cue wins):
   as_of     "as of X", "as of policy issuance on X", "effective X", "in effect on X"
-  filing    "filed on X", "a case filed in X", "petition date of X", "commenced on X"; and,
+  filing    "filed on X", "a case filed in X", "petition date of X", "commenced on X", "went
+            bankrupt on X"; and,
             from the words just after it, "my employer's X bankruptcy filing", "a X petition"
   transfer  "paid ... on X", "transferred on X", "payment was made on X", "a lump sum on X";
             and, from the words just after it, "on X she repaid her sister"
@@ -101,7 +102,8 @@ _CUES: tuple[tuple[str, re.Pattern[str]], ...] = (
         "filing",
         re.compile(
             r"(?s:.*)\b(?P<kw>fil(?:ed|es|e|ing)|petition(?:\s+date)?|commenced|"
-            r"declared\s+bankruptcy|entered\s+bankruptcy|order\s+for\s+relief)\b"
+            r"declared\s+bankruptcy|entered\s+bankruptcy|order\s+for\s+relief|"
+            r"went\s+(?:into\s+)?(?:bankrupt(?:cy)?|chapter\s+\d+))\b"
             + _GAP.format(n=6)
             + r"$",
             re.I,

@@ -23,6 +23,7 @@ from typing import Any
 
 import numpy as np
 from structfirst.engine.learned_facts import FactReaderError, LearnedFactReader
+from structfirst.engine.query_dates import QueryError
 from structfirst.engine.query_parser import ParsedQuery, parse_query
 from structfirst.eval.build_query_set import QUERIES_DIR
 from structfirst.eval.query_set import Query, VerdictQuestion, load_queries, load_verdict_questions
@@ -39,6 +40,9 @@ class QuestionSet:
     questions: tuple[Query | VerdictQuestion, ...]
     parsed: tuple[ParsedQuery, ...]  # each question read by the declared patterns
     sha256: str  # of the file the set was read from
+    # questions the parser refuses (an impossible date: "22/08/2019" is no US date), with why:
+    # not fitted on; left out, each of their verdicts is a miss
+    refused: tuple[tuple[Query | VerdictQuestion, str], ...] = ()
 
 
 def read_sets(paths: Sequence[Path]) -> list[QuestionSet]:
@@ -52,9 +56,15 @@ def read_sets(paths: Sequence[Path]) -> list[QuestionSet]:
         if leaked:
             raise FactReaderError(f"{path}: holds test-split queries ({', '.join(leaked[:5])}); "
                                   "the fact reader is never fitted on the test split")
-        out.append(QuestionSet(path.stem, tuple(qs),
-                               tuple(parse_query(q.question, as_of=q.as_of) for q in qs),
-                               hashlib.sha256(path.read_bytes()).hexdigest()))
+        read: list[tuple[Query | VerdictQuestion, ParsedQuery]] = []
+        refused: list[tuple[Query | VerdictQuestion, str]] = []
+        for q in qs:
+            try:
+                read.append((q, parse_query(q.question, as_of=q.as_of)))
+            except QueryError as exc:
+                refused.append((q, str(exc)))
+        out.append(QuestionSet(path.stem, tuple(q for q, _ in read), tuple(p for _, p in read),
+                               hashlib.sha256(path.read_bytes()).hexdigest(), tuple(refused)))
     return out
 
 
@@ -88,7 +98,7 @@ def leave_one_set_out(sets: Sequence[QuestionSet], thresholds: Sequence[float] =
     """(by set, by rule): for each set left out in turn (sets that carry no verdict, a split's
     questions, only train), the end-to-end accuracy with the patterns alone and with the
     learned fills at each threshold; by set per question, by rule per verdict, pooled over
-    the left-out sets."""
+    the left-out sets. A question the parser refuses is a miss."""
     lib = default_library()
     by_set: Table = {}
     counts: dict[str, dict[str, list[int]]] = {}  # rule -> column -> [right, n]
@@ -99,11 +109,15 @@ def leave_one_set_out(sets: Sequence[QuestionSet], thresholds: Sequence[float] =
             continue
         fitted = fit_reader([s for s in sets if s is not held], (reader or LearnedFactReader())
                             .clone())
-        row = {"n": float(len(judged))}
+        refused = [q for q, _ in held.refused if q.expected_verdicts]
+        row = {"n": float(len(judged) + len(refused))}
         for column in ["patterns", *map(str, thresholds)]:
             if column != "patterns":
                 fitted.threshold = float(column)
-            shares = []
+            shares = [0.0] * len(refused)  # a question the parser refuses gets no verdict
+            for q in refused:
+                for rule in q.expected_verdicts:
+                    counts.setdefault(rule, {}).setdefault(column, [0, 0])[1] += 1
             for q, p in judged:
                 hits = verdict_hits(lib, q, p if column == "patterns" else fitted.transform(p))
                 shares.append(float(np.mean(list(hits.values()))))
@@ -140,7 +154,9 @@ def fit_fact_reader(paths: Sequence[Path], out: Path, threshold: float | None = 
     fitted = fit_reader(sets, reader.clone())
     fitted.threshold = threshold
     meta = {
-        "trained_on": [{"set": s.name, "questions": len(s.questions), "sha256": s.sha256}
+        "trained_on": [{"set": s.name, "questions": len(s.questions), "sha256": s.sha256,
+                        **({"refused": [{"qid": q.qid, "why": why} for q, why in s.refused]}
+                           if s.refused else {})}
                        for s in sets],
         "threshold_chosen_by": ("leave one set out: the best mean end-to-end verdict accuracy "
                                 "over the left-out sets" if table else "given"),

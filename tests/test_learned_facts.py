@@ -5,6 +5,8 @@ loads without pickling to the same answers, and the engine runs it when a config
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from dataclasses import replace
 from datetime import date
 from pathlib import Path
@@ -194,3 +196,35 @@ def test_fit_facts_writes_the_reader_with_its_record(tmp_path: Path) -> None:
     squashed = "".join(test.output.split())  # rich wraps the message
     assert test.exit_code == 1 and "neverfittedonthetestsplit" in squashed
     assert not (tmp_path / "x").exists()
+
+
+REFUSED_SET = '''
+[[question]]
+rule = "s547.c.9"
+as_of = 2019-08-22
+text = "A corporation filed on 22/08/2019. It paid a vendor $3,000. Is it shielded by 547(c)(9)?"
+verdict = "true"
+facts = { debtor_kind = "corporation", filing_date = 2019-08-22, transfer_amount = 3000 }
+why = "under the floor"
+'''
+
+
+def test_a_question_the_parser_refuses_is_not_fitted_on_and_is_a_miss(tmp_path: Path) -> None:
+    """A day-first date is no US date: the question is refused with its reason, kept out of
+    the fitting (the record names it) and counted as a miss where verdicts are measured."""
+    path = tmp_path / "verdict_refused.toml"
+    path.write_text(REFUSED_SET)
+    got = read_sets([path])[0]
+    assert got.questions == () and len(got.refused) == 1
+    assert "impossible date '22/08/2019'" in got.refused[0][1]
+    result = CliRunner().invoke(app, [
+        "fit-facts", "--sets", str(QUERIES_DIR / TRAINING[0]), "--sets", str(path),
+        "--threshold", "0.6", "--out", str(tmp_path / "fr")])
+    assert result.exit_code == 0, result.output
+    assert "not fitted on" in result.output and "22/08/2019" in result.output
+    record = json.loads((tmp_path / "fr" / RECORD_FILE).read_text())
+    assert record["trained_on"][1]["refused"][0]["qid"] == got.refused[0][0].qid
+    verdicts = subprocess.run(
+        [sys.executable, "-m", "structfirst.eval.verdict_accuracy", "--questions", str(path),
+         "--patterns-only", "--show-misses"], capture_output=True, text=True, check=True).stdout
+    assert "want True, got refused" in verdicts and "False -> refused" not in verdicts
