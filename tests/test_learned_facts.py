@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 from structfirst.cli.main import app
 from structfirst.engine.configuration import get_configuration
-from structfirst.engine.engine import Engine
+from structfirst.engine.engine import MODELS_DIR, Engine
 from structfirst.engine.learned_facts import (
     RECORD_FILE,
     WEIGHTS_FILE,
@@ -37,6 +37,8 @@ TRAINING = ("verdict_dev.toml", "verdict_dev2.toml", "verdict_dev3.toml", "verdi
 UNSEEN = "verdict_check.toml"  # by another writer; not in TRAINING
 ACME = ("Acme Tooling Inc. went into chapter 7 on August 19, 2016. The vendor got $8,575 from "
         "it on an old invoice. Is it shielded from avoidance by 547(c)(9)?")
+ACME_UNDATED = ("Acme Tooling Inc. (chapter 7, August 19, 2016). The vendor got $8,575 from it "
+                "on an old invoice. Is it shielded from avoidance by 547(c)(9)?")
 
 
 @pytest.fixture(scope="module")
@@ -116,18 +118,20 @@ def test_a_fact_the_question_leaves_open_is_not_read(
 
 
 def test_amounts_and_days_no_pattern_took_get_a_role(reader: LearnedFactReader) -> None:
-    p = parse_query(ACME, as_of=date(2016, 8, 19))
-    assert "transfer_amount" not in p.fact_values()  # "got $X from" is no declared phrasing
-    free = mentions(p)
-    assert "filing_date" not in p.fact_values()  # "went into chapter 7 on" neither
-    assert [(m.kind, m.value) for m in free] == [("date", date(2016, 8, 19)), ("amount", 8575)]
-    assert reader.transform(replace(p, dates=())).fact("filing_date") is None
-    out = reader.transform(p)
-    for name, value, text in (("transfer_amount", 8575, "$8,575"),
-                              ("filing_date", date(2016, 8, 19), "August 19, 2016")):
-        got = out.fact(name)
-        assert got is not None and (got.value, got.text) == (value, text)
-        assert got.confidence is not None and got.confidence >= 0.5
+    p = parse_query(ACME_UNDATED, as_of=date(2016, 8, 19))
+    # neither "got $X from" nor "(chapter 7, DAY)" is a declared phrasing
+    assert "transfer_amount" not in p.fact_values() and "filing_date" not in p.fact_values()
+    assert [(m.kind, m.value) for m in mentions(p)] == [("date", date(2016, 8, 19)),
+                                                        ("amount", 8575)]
+    got = reader.transform(p).fact("transfer_amount")
+    assert got is not None and (got.value, got.text) == (8575, "$8,575")
+    assert got.confidence is not None and got.confidence >= 0.5
+    # the shipped reader, fitted on every blind set, has seen enough unread days to place one
+    shipped = LearnedFactReader.load(MODELS_DIR / "fact-reader")[0]
+    assert shipped.transform(replace(p, dates=())).fact("filing_date") is None
+    got = shipped.transform(p).fact("filing_date")
+    assert got is not None and (got.value, got.text) == (date(2016, 8, 19), "August 19, 2016")
+    assert got.confidence is not None and got.confidence >= shipped.threshold
 
 
 def test_save_and_load_give_the_same_answers_without_pickle(
@@ -170,9 +174,9 @@ def test_the_engine_runs_the_configuration_s_reader(
     without = engine.ask(ACME, as_of=date(2016, 8, 19), config=fast)
     learned = engine.ask(ACME, as_of=date(2016, 8, 19), config=replace(fast,
                                                                         fact_reader="fact-reader"))
-    assert "filing_date" not in {f["name"] for f in without.parsed_query["facts"]}
-    fact = next(f for f in learned.parsed_query["facts"] if f["name"] == "filing_date")
-    assert fact["value"] == "2016-08-19" and fact["confidence"] >= 0.5
+    assert "transfer_amount" not in {f["name"] for f in without.parsed_query["facts"]}
+    fact = next(f for f in learned.parsed_query["facts"] if f["name"] == "transfer_amount")
+    assert fact["value"] == 8575 and fact["confidence"] >= 0.5
     with pytest.raises(ValueError, match="needs the model .*other-reader.*fit-facts"):
         engine.ask(ACME, config=replace(fast, fact_reader="other-reader"))
 
