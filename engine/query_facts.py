@@ -142,10 +142,11 @@ DURATION_RE = re.compile(
 )
 _UNIT_DAYS = {"day": 1, "week": 7, "month": 30, "year": 365}
 # a sentence ends at ? ! ; a line break, or a period before a capital or (in lower-case
-# writing) before a question's first word: "... the petition. is the cousin an insider?"
+# writing) before a question's first word or a one-word question: "... the petition. is the
+# cousin an insider?", "... the loan. insider or not?"
 _SENTENCE_BREAK = re.compile(
     r"[?!;]|\.(?=\s+(?:[A-Z]|(?:is|was|were|are|does|do|did|can|could|would|will|should|has|"
-    r"have|how|what|when|who|which)\b))|\n"
+    r"have|how|what|when|who|which)\b|\w+(?:,?\s+or\s+not)?\s*\?))|\n"
 )
 # "Was the debtor insolvent?": a yes/no question about the fact asserts nothing
 _YESNO_LEAD = re.compile(

@@ -519,3 +519,22 @@ def test_dates_win_over_a_duration_that_disagrees_and_must_be_in_order() -> None
 )
 def test_a_transfer_named_a_dozen_words_before_its_day(question: str) -> None:
     assert parse(question).fact_values()["transfer_date"] == date(2003, 2, 10)
+
+
+@pytest.mark.parametrize(
+    ("question", "value"),
+    [
+        ("A married couple wants chapter 13. Neither is a stockbroker or commodity broker.", False),
+        ("Neither of them is a stockbroker.", False),
+        ("He is a commodity broker.", True),
+    ],
+)
+def test_neither_is_a_broker(question: str, value: bool) -> None:
+    assert parse(question).fact_values()["debtor_stockbroker_or_commodity_broker"] is value
+
+
+def test_a_lower_case_one_word_question_asks() -> None:
+    p = parse("consumer debtor, chapter 13. creditor is her credit union, no ties to her other "
+              "than the loan. insider or not?")
+    assert "creditor_is_insider" not in p.fact_values()
+    assert "creditor_is_insider" in p.left_open
