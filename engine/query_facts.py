@@ -308,9 +308,8 @@ class FactReader:
 
     def transform(self, q: str, dates: list[DateMention], excluded: list[Span],
                   bankruptcy: bool) -> tuple[list[QueryFact], tuple[str, ...], list[str]]:
-        """The facts `q` states, one value each, in order of position; the facts it names but
-        leaves open (asked about, or left to a "whether"), which it does not state; and the
-        warnings."""
+        """The facts `q` states, one value each, in order of position; the true/false facts it
+        names but leaves open (asked about, or left to a "whether"); and the warnings."""
         c = self._compile()
         sentences = _Sentences(q)
         bounds = {m.end() for m in _BOUND.finditer(q)}  # where a bounded number would start
@@ -415,12 +414,14 @@ class FactReader:
             if d.exact and spec is not None:
                 add(spec, d.value, d.span)
 
-        spans = [m.span() for m in AMOUNT_RE.finditer(q)] if c["totals"] else []
-        named = {f.name for f in found}  # a duration whose anchor is implied ("lent two years
-        for spec, days, span, approximate in implied:  # before") gives way to one that names
-            if spec.name not in named and not (  # it, and to the two dates it is between
+        # a duration whose anchor is implied ("lent two years before") gives way to one that
+        # names it and to the two dates it is between
+        named = {f.name for f in found}
+        for spec, days, span, approximate in implied:
+            if spec.name not in named and not (
                     spec.days_between and set(spec.days_between) <= named):
                 add(spec, days, span, approximate=approximate)
+        spans = [m.span() for m in AMOUNT_RE.finditer(q)] if c["totals"] else []
         for name, rx in c["totals"].items():
             found = _total_of_parts(q, found, name, rx, sentences, spans)
         kept, warnings = _one_value_each(found)
@@ -577,7 +578,7 @@ def _derived(q: str, kept: list[QueryFact],
         assert isinstance(earlier.value, date) and isinstance(later.value, date)
         days = (later.value - earlier.value).days
         if days < 0:  # out of order: the day read as the earlier one is not
-            out.remove(earlier)
+            out = [f for f in out if f is not earlier]
             warnings.append(f"{earlier.name} {earlier.text!r} is after {later.name} "
                             f"{later.text!r}: not taken")
             continue
@@ -585,7 +586,7 @@ def _derived(q: str, kept: list[QueryFact],
         if stated is not None:
             if stated.value == days:
                 continue
-            out.remove(stated)
+            out = [f for f in out if f is not stated]
             if not stated.approximate:
                 warnings.append(f"{spec.name}: {stated.text!r} says {stated.value} days, but "
                                 f"the dates are {days} days apart: the dates taken")

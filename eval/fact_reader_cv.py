@@ -105,11 +105,11 @@ def leave_one_set_out(sets: Sequence[QuestionSet], thresholds: Sequence[float] =
     for held in sets:
         judged = [(q, p) for q, p in zip(held.questions, held.parsed, strict=True)
                   if q.expected_verdicts]
-        if not judged:
+        refused = [q for q, _ in held.refused if q.expected_verdicts]
+        if not judged and not refused:
             continue
         fitted = fit_reader([s for s in sets if s is not held], (reader or LearnedFactReader())
                             .clone())
-        refused = [q for q, _ in held.refused if q.expected_verdicts]
         row = {"n": float(len(judged) + len(refused))}
         for column in ["patterns", *map(str, thresholds)]:
             if column != "patterns":
