@@ -227,11 +227,15 @@ def read_fact_file(path: Path) -> tuple[list[FactSpec | EntitySpec], list[Issue]
     text, data = got
     file, lines = str(path), _header_lines(text)
     issues: list[Issue] = []
-    unknown_top = [k for k in data if k not in ("fact", "entity")]
+    unknown_top = [k for k in data if k not in ("fact", "entity", "macro")]
     for k in unknown_top:
         issues.append(Issue("error", "fact-declaration",
-                            f"unknown table [{k}]: declarations are [fact.NAME] and "
-                            "[entity.NAME] tables", file, _line_of(text, k)))
+                            f"unknown table [{k}]: declarations are [fact.NAME], "
+                            "[entity.NAME] and [macro] tables", file, _line_of(text, k)))
+    macros, problem = _file_macros(data.get("macro", {}))
+    if problem:
+        issues.append(Issue("error", "fact-declaration", f"[macro] {problem}", file,
+                            _line_of(text, "macro")))
     specs: list[FactSpec | EntitySpec] = []
     for name, body in (data.get("entity") or {}).items():
         line = lines.get(name)
@@ -244,12 +248,55 @@ def read_fact_file(path: Path) -> tuple[list[FactSpec | EntitySpec], list[Issue]
                                 bool(body.get("closed", False)), file, line))
     for name, body in (data.get("fact") or {}).items():
         line = lines.get(name)
-        problem = _spec_problem(name, body)
+        body, problem = _with_macros(body, macros)
+        problem = problem or _spec_problem(name, body)
         if problem:
             issues.append(Issue("error", "fact-declaration", f"fact {name}: {problem}", file, line))
             continue
         specs.append(_spec(name, body, file, line))
     return specs, issues
+
+
+def _file_macros(table: Any) -> tuple[dict[str, str], str | None]:
+    """A file's `[macro]` table (NAME = 'pattern', NAME in capitals), or why it is bad."""
+    if not isinstance(table, dict):
+        return {}, "expected a table of NAME = 'pattern'"
+    for name, pattern in table.items():
+        if not re.fullmatch(r"[A-Z][A-Z0-9_]*", name) or f"{{{name}}}" in MACROS:
+            return {}, (f"{name}: a macro name is in capitals and is none of "
+                        f"{', '.join(MACROS)}")
+        if not isinstance(pattern, str):
+            return {}, f"{name}: a macro is one pattern (a string)"
+        try:
+            re.compile(expand_pattern(pattern))
+        except re.error as exc:
+            return {}, f"{name}: bad pattern {pattern!r}: {exc}"
+    return dict(table), None
+
+
+def _with_macros(body: Any, macros: dict[str, str]) -> tuple[Any, str | None]:
+    """A fact's declaration with the file's macros put into its `stated` patterns, or why not
+    (a {NAME} in capitals that is neither the file's macro nor a shared one)."""
+    if not isinstance(body, dict) or not isinstance(body.get("stated"), dict):
+        return body, None
+    problem: list[str] = []
+
+    def put(pattern: Any) -> Any:
+        if not isinstance(pattern, str):
+            return pattern
+        for name in re.findall(r"\{([A-Z][A-Z0-9_]*)\}", pattern):
+            if name in macros:
+                pattern = pattern.replace(f"{{{name}}}", macros[name])
+            elif f"{{{name}}}" not in MACROS:
+                problem.append(f"field stated: unknown macro {{{name}}} (declare it in [macro])")
+        return pattern
+
+    stated = {k: ([put(p) for p in v] if isinstance(v, list)
+                  else {val: [put(p) for p in ps] if isinstance(ps, list) else ps
+                        for val, ps in v.items()} if k == "values" and isinstance(v, dict)
+                  else v)
+              for k, v in body["stated"].items()}
+    return {**body, "stated": stated}, (problem[0] if problem else None)
 
 
 def _table_problem(what: str, name: str, body: Any, keys: Iterable[str]) -> str | None:

@@ -6,6 +6,7 @@ import shutil
 from datetime import date
 from pathlib import Path
 
+import pytest
 from structfirst.rules.fact_schema import read_fact_file
 from structfirst.rules.library_loader import TITLE11_FACTS, load_library
 from structfirst.rules.rule_syntax import Atom, Compare, Not, parse_rules
@@ -273,3 +274,33 @@ def test_a_total_is_declared_only_for_an_amount(tmp_path: Path) -> None:
     assert not specs
     assert [(i.message, i.file, i.line) for i in issues] == [
         ("fact paid: field stated.total: only an amount is a total of parts", str(path), 1)]
+
+
+def test_a_file_s_macros_are_put_into_its_patterns(tmp_path: Path) -> None:
+    path = tmp_path / "facts.toml"
+    path.write_text("[macro]\nTOYS = '(?:yachts?|jets?)'\n\n"
+                    '[fact.paid]\ntype = "bool"\nmeaning = "paid"\n'
+                    "  [fact.paid.stated.values]\n  true = ['bought\\s+{TOYS}']\n")
+    specs, issues = read_fact_file(path)
+    assert not issues
+    assert specs[0].stated["values"]["true"] == ["bought\\s+(?:yachts?|jets?)"]
+
+
+@pytest.mark.parametrize(
+    ("macros", "pattern", "message", "line"),
+    [
+        ("", "bought\\s+{TOYS}", "fact paid: field stated: unknown macro {TOYS}", 1),
+        ("[macro]\nTOYS = 'x'\n\n", "{CARS}", "fact paid: field stated: unknown macro {CARS}", 4),
+        ("[macro]\ntoys = 'x'\n\n", "x", "[macro] toys: a macro name is in capitals", 1),
+        ("[macro]\nNUM = 'x'\n\n", "x", "[macro] NUM: a macro name is in capitals", 1),
+        ("[macro]\nTOYS = '(x'\n\n", "x", "[macro] TOYS: bad pattern '(x'", 1),
+    ],
+)
+def test_bad_macros_name_their_file_and_line(tmp_path: Path, macros: str, pattern: str,
+                                             message: str, line: int) -> None:
+    path = tmp_path / "facts.toml"
+    path.write_text(macros + '[fact.paid]\ntype = "bool"\nmeaning = "paid"\n'
+                    f"  [fact.paid.stated.values]\n  true = ['{pattern}']\n")
+    _, issues = read_fact_file(path)
+    assert issues and issues[0].message.startswith(message)
+    assert (issues[0].file, issues[0].line) == (str(path), line)
