@@ -336,7 +336,8 @@ class FactReader:
             found.append(QueryFact(spec.name, value, spec.type.value, span, q[span[0]:span[1]],
                                    spec.unit, **kw))
 
-        amounts = [m for m in AMOUNT_RE.finditer(q)
+        every_amount = list(AMOUNT_RE.finditer(q))
+        amounts = [m for m in every_amount
                    if not bounded(m.span()) and hedged(m.span()) is not None]
         off = frozenset(name for name, hints in c["amount_hints"].items()
                         if hints and not any(h in low for h in hints))  # not this question's
@@ -421,7 +422,7 @@ class FactReader:
             if spec.name not in named and not (
                     spec.days_between and set(spec.days_between) <= named):
                 add(spec, days, span, approximate=approximate)
-        spans = [m.span() for m in AMOUNT_RE.finditer(q)] if c["totals"] else []
+        spans = [m.span() for m in every_amount]
         for name, rx in c["totals"].items():
             found = _total_of_parts(q, found, name, rx, sentences, spans)
         kept, warnings = _one_value_each(found)

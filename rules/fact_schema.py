@@ -291,11 +291,14 @@ def _with_macros(body: Any, macros: dict[str, str]) -> tuple[Any, str | None]:
                 problem.append(f"field stated: unknown macro {{{name}}} (declare it in [macro])")
         return pattern
 
-    stated = {k: ([put(p) for p in v] if isinstance(v, list)
-                  else {val: [put(p) for p in ps] if isinstance(ps, list) else ps
-                        for val, ps in v.items()} if k == "values" and isinstance(v, dict)
-                  else v)
-              for k, v in body["stated"].items()}
+    def put_all(value: Any) -> Any:
+        if isinstance(value, list):
+            return [put(p) for p in value]
+        if isinstance(value, dict):  # `values`: each value's patterns
+            return {k: put_all(v) for k, v in value.items()}
+        return value
+
+    stated = {k: put_all(v) for k, v in body["stated"].items()}
     return {**body, "stated": stated}, (problem[0] if problem else None)
 
 

@@ -1,7 +1,9 @@
 """The shared grammar of question facts (engine/query_facts.py) and the declared phrasings it
 reads: spelled and hedged amounts, amounts taken off a fact, durations ("ago", "in the last
 month"), dates tied to a fact by the words around them, yes/no questions in a later sentence,
-a repeated word that refers to a fuller mention, and rule choice by keyword phrases."""
+a repeated word that refers to a fuller mention, rule choice by keyword phrases, facts left open
+by a question about them, aggregated amounts (parts and totals), amounts in words with
+thousands, and dates that win over a duration that disagrees with them."""
 
 from __future__ import annotations
 
