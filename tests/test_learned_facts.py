@@ -35,10 +35,10 @@ pytest_plugins = ["engine_fixtures"]
 TRAINING = ("verdict_dev.toml", "verdict_dev2.toml", "verdict_dev3.toml", "verdict_check2.toml",
             "verdict_check3.toml", "train.jsonl")
 UNSEEN = "verdict_check.toml"  # by another writer; not in TRAINING
-ACME = ("Acme Tooling Inc. went into chapter 7 on August 19, 2016. The vendor got $8,575 from "
-        "it on an old invoice. Is it shielded from avoidance by 547(c)(9)?")
-ACME_UNDATED = ("Acme Tooling Inc. (chapter 7, August 19, 2016). The vendor got $8,575 from it "
-                "on an old invoice. Is it shielded from avoidance by 547(c)(9)?")
+ACME = ("Acme Tooling Inc. went into chapter 7 on August 19, 2016. The vendor got $8,575 back "
+        "from it on an old invoice. Is it shielded from avoidance by 547(c)(9)?")
+ACME_UNDATED = ("Acme Tooling Inc. (chapter 7, August 19, 2016). The vendor got $8,575 back "
+                "from it on an old invoice. Is it shielded from avoidance by 547(c)(9)?")
 
 
 @pytest.fixture(scope="module")
@@ -119,7 +119,7 @@ def test_a_fact_the_question_leaves_open_is_not_read(
 
 def test_amounts_and_days_no_pattern_took_get_a_role(reader: LearnedFactReader) -> None:
     p = parse_query(ACME_UNDATED, as_of=date(2016, 8, 19))
-    # neither "got $X from" nor "(chapter 7, DAY)" is a declared phrasing
+    # neither "got $X back from" nor "(chapter 7, DAY)" is a declared phrasing
     assert "transfer_amount" not in p.fact_values() and "filing_date" not in p.fact_values()
     assert [(m.kind, m.value) for m in mentions(p)] == [("date", date(2016, 8, 19)),
                                                         ("amount", 8575)]

@@ -540,3 +540,62 @@ def test_a_lower_case_one_word_question_asks() -> None:
               "than the loan. insider or not?")
     assert "creditor_is_insider" not in p.fact_values()
     assert "creditor_is_insider" in p.left_open
+
+
+@pytest.mark.parametrize(
+    ("question", "expected"),
+    [
+        # a list the words "ruled out" govern: each named defense and "all the other" ones
+        ("We've ruled out contemporaneous exchange, ordinary course and all the other 547(c) "
+         "defenses. Is it avoidable?",
+         {"contemporaneous_exchange": False, "ordinary_course_payment": False,
+          "ordinary_course_debt": False, "other_preference_exception": False,
+          "preference_exceptions_excluded": True}),
+        # the creditor speaks of what it would get in the case
+        ("It was insolvent and we'd get less in the case, sure.",
+         {"debtor_insolvent": True, "creditor_receives_more": True}),
+        ("The contractor would recover more than in a chapter 7.",
+         {"creditor_receives_more": True}),
+        ("Our client received $4,000, for the usual weekly orders we've run with them for years.",
+         {"ordinary_course_debt": True}),
+        # a proper name's possessive before the officer
+        ("Debtor: Pinecrest Dairy Corp. Creditor: the wife of Pinecrest's president. Insider?",
+         {"relationship": "relative_of_insider"}),
+        ("A general partnership files for relief. A lumber yard with no other ties to the "
+         "partnership or its partners is owed $40k. Insider or not?",
+         {"relationship": "none", "creditor_is_insider": False}),
+        ("Is the small-transfer exception for debtors without primarily consumer debts open "
+         "to it?", {"debtor_consumer_debts": False}),
+        ("Client is a steadily employed machinist.",
+         {"debtor_kind": "individual", "debtor_regular_income": True}),
+        ("Unsecured debts, liquidated and noncontingent: $240,000.",
+         {"noncontingent_unsecured_debts": 240000}),
+        ("Our secured debts — land and equipment — are $900,000.", {"secured_debts": 900000}),
+        ("unsecured debts $500k, mortgage + car loans $1.2 million.",
+         {"secured_debts": 1200000}),
+        ("We are the only creditor filing an involuntary; the debtor owes $9,000 to us.",
+         {"unsecured_claims_total": 9000}),
+        ("My last unpaid paycheck, $3,000, covers work done on October 15, 2004.",
+         {"wage_claim_amount": 3000, "wages_earned_date": date(2004, 10, 15)}),
+        ("Commissions owed to a salesman: $9,500, earned January 20, 2005.",
+         {"wage_claim_amount": 9500, "wages_earned_date": date(2005, 1, 20)}),
+        ("My unpaid wages come to exactly $15,150.00.", {"wage_claim_amount": 15150}),
+        ("Employee claim $13,000, wages for the week ending January 18, 2019.",
+         {"wage_claim_amount": 13000, "wages_earned_date": date(2019, 1, 18)}),
+        ("ATM cash advance on my credit card, $800 total, on May 1, 2007.",
+         {"cash_advance_amount": 800}),
+        ("cash advances $1,050 total, taken ten days before.", {"cash_advance_amount": 1050}),
+        ("Our LLC drew $3,000 in cash advances on the company credit card.",
+         {"debtor_kind": "corporation"}),
+        ("My tenant, Greenleaf Florist LLC, paid me the August rent.",
+         {"debtor_kind": "corporation"}),
+        ("Payment to a vendor of exactly $8,575.", {"transfer_amount": 8575}),
+        ("$7,000 total paid to a consultant in the 90 days.", {"transfer_amount": 7000}),
+        ("A supplier got seven thousand two hundred dollars from me in September.",
+         {"transfer_amount": 7200}),
+    ],
+)
+def test_more_declared_phrasings(question: str, expected: dict[str, object]) -> None:
+    facts = parse(question).fact_values()
+    assert {name: facts.get(name) for name in expected} == expected
+
