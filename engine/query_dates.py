@@ -80,7 +80,8 @@ DATE_RE = re.compile(  # every alternative starts a word: the lookahead skips ot
         (?P<num_y>\d{{4}}|\d{{2}})(?![\w/-]))
   | (?:{_YEAR_CUE}(?:(?P<yr>(?<![\w$.,-])(?:1[89]|2[01])\d{{2}})|['’](?P<yr2>\d{{2}}))\b
         (?!\s*(?:U\.?\s?S\.?\s?C|C\.?\s?F\.?\s?R|%|percent|dollars|amendments?)))
-  | (?P<md>\b(?P<md_m>{_MON})\.?\s+(?P<md_d>\d{{1,2}}){_ORD}\b(?![,.]?\s*\d|/))
+  | (?P<md>\b(?P<md_m>{_MON})\.?\s+(?P<md_d>\d{{1,2}}){_ORD}\b(?![,.]?\s*\d|/)
+        (?P<md_that>,?\s+(?:of\s+)?(?:that|the\s+same|that\s+same)\s+year\b)?)
   | (?P<today>\b(?:today|now|current)\b)
     )""",
     re.I | re.X,
@@ -262,10 +263,15 @@ def find_dates(question: str, today: date) -> list[DateMention]:
             gran = "year"
         elif m.group("md"):
             year = _named_year(question, today) if year is None else year
-            if not year:
+            dated = [o for o in out if o.granularity != "today"]
+            if m["md_that"] and dated:  # "February 10 of that year": the last date's year
+                y = dated[-1].value.year
+            elif year:
+                y = year
+            else:
                 continue
             grp = "md"
-            y, mo, d = year, MONTHS[m["md_m"].lower()], int(m["md_d"])
+            mo, d = MONTHS[m["md_m"].lower()], int(m["md_d"])
             gran = "day"
         else:
             grp = "today"

@@ -141,6 +141,8 @@ DURATION_RE = re.compile(
     re.I,
 )
 _UNIT_DAYS = {"day": 1, "week": 7, "month": 30, "year": 365}
+# a perfect tense right before "for the past N years": how long something went on, no window
+_ONGOING = re.compile(r"\b(?:had|has|have|['’]ve)\b(?:\s+\w+){0,4}?\s+$", re.I)
 # a sentence ends at ? ! ; a line break, or a period before a capital or (in lower-case
 # writing) before a question's first word or a one-word question: "... the petition. is the
 # cousin an insider?", "... the loan. insider or not?"
@@ -160,7 +162,7 @@ _YESNO_LEAD = re.compile(
 )
 _YESNO_TAIL = re.compile(
     r"\s*(?:,?\s*or\s+not\b\s*)?(?:(?:of|under|for|to|within|as|when|at|in|with|by|because|"
-    r"given)\b[^?]{0,120})?\?",
+    r"given|and)\b[^?]{0,120})?\?",
     re.I,
 )
 _COMPLEMENT_LEAD = re.compile(r"\b(?:an?|the|considered|deemed|treated\s+as)\s+$", re.I)
@@ -326,6 +328,12 @@ class FactReader:
             end = sentences.bounds(span[0])[1]
             return None if q[end - 1:end] == "?" else True
 
+        def alternative(span: Span) -> bool:
+            """A number a "whether" leaves open: "whether it was last winter or two years
+            ago" states no duration."""
+            s0 = sentences.bounds(span[0])[0]
+            return bool(_WHETHER_LEAD.search(q, max(s0, span[0] - 80), span[0]))
+
         low = q.lower()
         found: list[QueryFact] = []
         left_open: dict[str, None] = {}
@@ -337,8 +345,8 @@ class FactReader:
                                    spec.unit, **kw))
 
         every_amount = list(AMOUNT_RE.finditer(q))
-        amounts = [m for m in every_amount
-                   if not bounded(m.span()) and hedged(m.span()) is not None]
+        amounts = [m for m in every_amount if not bounded(m.span())
+                   and hedged(m.span()) is not None and not alternative(m.span())]
         off = frozenset(name for name, hints in c["amount_hints"].items()
                         if hints and not any(h in low for h in hints))  # not this question's
         after_rx, after_specs = self._after(c, off)
@@ -375,6 +383,10 @@ class FactReader:
                 continue
             if m["n"] is not None and hedged(span) is None:
                 continue
+            if alternative(span):
+                continue
+            if m["n2"] is not None and _ONGOING.search(q, max(0, span[0] - 60), span[0]):
+                continue  # how long a state lasted: "paid as it had for the past six years"
             spec = duration_words.nearest(span, sentences) or c["default"]
             if spec is not None:
                 days, approximate = _duration_days(m)
@@ -410,9 +422,10 @@ class FactReader:
         date_words = _Keywords(q, c["date_keywords"])
         for d in dates:
             spec = c["dates"].get(d.role)
-            if d.exact and d.role in ("transfer", "generic"):  # what the date is of, by the
-                spec = date_words.nearest(d.span, sentences) or spec  # by the words
-            if d.exact and spec is not None:
+            ends = d.granularity == "day" and d.modifier in ("through", "until")
+            if (d.exact or ends) and d.role in ("transfer", "generic"):  # what the date is
+                spec = date_words.nearest(d.span, sentences) or spec  # of, by the words
+            if spec is not None and (d.exact or (ends and spec.stated.get("period_end"))):
                 add(spec, d.value, d.span)
 
         # a duration whose anchor is implied ("lent two years before") gives way to one that

@@ -206,7 +206,7 @@ _KEYS = {"type", "unit", "meaning", "source", "values", "derived", "assume", "st
          "entity"}
 _ENTITY_KEYS = {"meaning", "source", "closed"}
 _STATED_KEYS = {"hints", "values", "after", "before", "keywords", "default", "patterns", "role",
-                "context", "less", "total"}
+                "context", "less", "total", "period_end"}
 
 
 def _header_lines(text: str) -> dict[str, int]:
@@ -363,6 +363,9 @@ def _spec_problem(name: str, body: Any) -> str | None:
         return f"field stated: unknown key(s) {', '.join(extra)}"
     if "total" in stated and ftype is not FactType.AMOUNT:
         return "field stated.total: only an amount is a total of parts"
+    if "period_end" in stated and (ftype is not FactType.DATE
+                                   or not isinstance(stated["period_end"], bool)):
+        return "field stated.period_end: true or false, and only for a date"
     for key, pats in _patterns(stated):
         try:
             re.compile(expand_pattern(pats))

@@ -599,3 +599,79 @@ def test_more_declared_phrasings(question: str, expected: dict[str, object]) -> 
     facts = parse(question).fact_values()
     assert {name: facts.get(name) for name in expected} == expected
 
+
+
+def test_a_day_of_that_year_takes_the_year_of_the_date_before_it() -> None:
+    facts = parse("I filed on November 20, 2020. Back on February 10 of that year I paid my "
+                  "brother back $12,000 that I'd borrowed from him in 2015.").fact_values()
+    assert facts["transfer_date"] == date(2020, 2, 10) and facts["days_before_filing"] == 284
+    assert facts["antecedent_debt"] is True
+
+
+@pytest.mark.parametrize(
+    ("question", "absent"),
+    [
+        # how long a state went on is no window before the filing
+        ("Filed 10/17/2005. The debtor paid them exactly as it had for the past six years.",
+         "days_before_filing"),
+        # a number a "whether" leaves open is no fact
+        ("I filed May 17, 2010. I took $900 in cash advances, but I don't remember whether it "
+         "was last winter or two years ago.", "days_cash_advance_before_relief"),
+        ("I filed chapter 7 in May 2010 and I am not sure whether I repaid $500 or $900.",
+         "transfer_amount"),
+    ],
+)
+def test_numbers_that_state_no_fact(question: str, absent: str) -> None:
+    assert absent not in parse(question).fact_values()
+
+
+def test_a_day_that_ends_a_period_is_a_day_of_a_fact_that_declares_it() -> None:
+    facts = parse("Debtor filed Sept. 10, 2012. The salary was earned through March 15, 2012.")
+    assert facts.fact_values()["wages_earned_date"] == date(2012, 3, 15)
+    # a transfer declares no period end: "paid through March 15" names no transfer day
+    assert "transfer_date" not in parse("Filed Sept. 10, 2012. It paid rent through March 15, "
+                                        "2012.").fact_values()
+
+
+@pytest.mark.parametrize(
+    ("question", "expected"),
+    [
+        ("Case filed July 9, 2003. The terms match what everyone in the steel distribution "
+         "business uses.", {"ordinary_business_terms": True}),
+        ("The payments were within the terms that are normal across the widget industry.",
+         {"ordinary_business_terms": True}),
+        ("But industry-wise the payment terms were unusual.", {"ordinary_business_terms": False}),
+        ("The expert says those terms are nowhere near industry practice.",
+         {"ordinary_business_terms": False}),
+        ("The payments were later than the debtor had ever paid us before, so not in our "
+         "ordinary course together.", {"ordinary_course_payment": False}),
+        ("The debtor paid them exactly as it had for the past six years.",
+         {"ordinary_course_payment": True}),
+        # a yes/no question goes on after the fact it asks about ("... and use ...?")
+        ("A corporation went into chapter 11. We've never had any tie to it besides being a "
+         "vendor. Could the trustee treat us as an insider and use the one-year look-back?",
+         {"relationship": "none", "creditor_is_insider": False}),
+        ("My brother got more than he'd get in a chapter 7.", {"creditor_receives_more": True}),
+    ],
+)
+def test_ordinary_course_terms_and_ties_in_more_words(question: str,
+                                                      expected: dict[str, object]) -> None:
+    facts = parse(question).fact_values()
+    assert {name: facts.get(name) for name in expected} == expected
+
+
+@pytest.mark.parametrize(
+    ("question", "rule"),
+    [
+        ("Partnership debtor, petition filed 2 April 2007, paid $5,400 to a consultant in "
+         "February. Below the (c)(9) threshold?", "s547.c.9"),
+        ("A creditor says my $900 designer handbag purchase is presumed fraudulent. I filed June "
+         "24, 2019. Are they right?", "s523.a.2.C.luxury"),
+    ],
+)
+def test_a_rule_named_by_its_clause_or_by_a_presumption(lib: Library, question: str,
+                                                        rule: str) -> None:
+    p = parse(question)
+    chosen = {r.id for r in select_rules(lib, p.seeds, p.predicate.name if p.predicate else None,
+                                         p.fact_values(), p.question)}
+    assert rule in chosen

@@ -276,6 +276,18 @@ def test_a_total_is_declared_only_for_an_amount(tmp_path: Path) -> None:
         ("fact paid: field stated.total: only an amount is a total of parts", str(path), 1)]
 
 
+@pytest.mark.parametrize(("ftype", "value"), [("bool", "true"), ("date", '"yes"')])
+def test_a_period_end_is_declared_true_or_false_for_a_date(tmp_path: Path, ftype: str,
+                                                            value: str) -> None:
+    path = tmp_path / "facts.toml"
+    path.write_text(f'[fact.day]\ntype = "{ftype}"\nmeaning = "a day"\n'
+                    f'  [fact.day.stated]\n  period_end = {value}\n')
+    specs, issues = read_fact_file(path)
+    assert not specs
+    assert [(i.message, i.file, i.line) for i in issues] == [
+        ("fact day: field stated.period_end: true or false, and only for a date", str(path), 1)]
+
+
 def test_a_file_s_macros_are_put_into_its_patterns(tmp_path: Path) -> None:
     path = tmp_path / "facts.toml"
     path.write_text("[macro]\nTOYS = '(?:yachts?|jets?)'\n\n"
