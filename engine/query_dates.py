@@ -9,11 +9,14 @@ Formats read (month names may be abbreviated, with or without a period; ordinals
   "June 2011"                                        -> a month
   "June 2011 (the 14th)", "June 2011 (6/14)"         -> a day
   "2012" or "'12" only after a preposition cue ("in 2012", "during 2012", "as of 2012", "since
-  2012", "back in '97", ...)                         -> a year; a bare "2005" (as in "the 2005
+  2012", "back in '97", ...) or before the case it dates ("my 2002 bankruptcy", "a 1999
+  chapter 11")                                       -> a year; a bare "2005" (as in "the 2005
   amendments") is not taken as a date.
   "June 14" without a year                           -> a day, in the one year the question
   names ("Back in '97 I filed on June 14", "on April 8th ... filed May 8, 2019"); no date when
-  it names none or several.
+  it names none or several; "June 14 of that year" -> in the year of the date before it.
+  A holiday on a fixed day ("New Year's Day 2021", "Halloween 2016", "Valentine's Day")
+                                                     -> that day, a year as for "June 14".
 A two-digit year is the one of the 1900s or 2000s no later than a year after `today`.
   "today", "as of now", "right now", "the current version/law/threshold/..." -> `today`
 
@@ -30,7 +33,8 @@ Roles (from the words just before the date, within its clause; the nearest cue w
   as_of     "as of X", "as of policy issuance on X", "effective X", "in effect on X"
   filing    "filed on X", "a case filed in X", "petition date of X", "commenced on X", "went
             bankrupt on X"; and,
-            from the words just after it, "my employer's X bankruptcy filing", "a X petition"
+            from the words just after it, "my employer's X bankruptcy filing", "a X petition",
+            "my X bankruptcy"
   transfer  "paid ... on X", "transferred on X", "payment was made on X", "a lump sum on X";
             and, from the words just after it, "on X she repaid her sister"
   generic   any other date (a point in time the question is about)
@@ -62,6 +66,12 @@ class QueryError(ValueError):
 
 _MON = r"(?:january|february|march|april|may|june|july|august|september|october|november|december|jan|feb|mar|apr|jun|jul|aug|sept|sep|oct|nov|dec)"  # noqa: E501
 _ORD = r"(?:st|nd|rd|th)?"
+# holidays on a fixed day of the year
+HOLIDAYS = {"new years day": (1, 1), "valentines day": (2, 14), "independence day": (7, 4),
+            "fourth of july": (7, 4), "halloween": (10, 31), "christmas eve": (12, 24),
+            "christmas day": (12, 25), "christmas": (12, 25), "new years eve": (12, 31)}
+_HOLIDAY = (r"(?:new\s+year['’]?s\s+(?:day|eve)|valentine['’]?s\s+day|independence\s+day|"
+            r"(?:the\s+)?fourth\s+of\s+july|halloween|christmas(?:\s+(?:day|eve))?)")
 _YEAR_CUE = (
     r"(?:\b(?:in|during|as\s+of|since|before|after|until|through|by|from|prior\s+to|"
     r"effective)\s+(?:(?:the\s+)?(?:calendar\s+|fiscal\s+)?year\s+)?)"
@@ -80,8 +90,11 @@ DATE_RE = re.compile(  # every alternative starts a word: the lookahead skips ot
         (?P<num_y>\d{{4}}|\d{{2}})(?![\w/-]))
   | (?:{_YEAR_CUE}(?:(?P<yr>(?<![\w$.,-])(?:1[89]|2[01])\d{{2}})|['’](?P<yr2>\d{{2}}))\b
         (?!\s*(?:U\.?\s?S\.?\s?C|C\.?\s?F\.?\s?R|%|percent|dollars|amendments?)))
+  | (?P<yrc>(?<![\w$.,/-])(?:1[89]|2[01])\d{{2}}
+        (?=\s+(?:chapter|ch\.?\s*\d|bankruptcy|case|petition|filing)\b))
   | (?P<md>\b(?P<md_m>{_MON})\.?\s+(?P<md_d>\d{{1,2}}){_ORD}\b(?![,.]?\s*\d|/)
         (?P<md_that>,?\s+(?:of\s+)?(?:that|the\s+same|that\s+same)\s+year\b)?)
+  | (?P<hol>\b(?P<hol_n>{_HOLIDAY})(?:,?\s+(?:of\s+)?(?P<hol_y>\d{{4}}))?\b)
   | (?P<today>\b(?:today|now|current)\b)
     )""",
     re.I | re.X,
@@ -132,7 +145,8 @@ _CURRENT_NOUN = re.compile(
 # a date that names the filing it qualifies: "my employer's March 10, 2003 bankruptcy filing",
 # "a January 23, 2023 filing", "the 6/1/2020 chapter 7 petition"
 _FILING_NOUN = re.compile(
-    r"\s+(?:(?:bankruptcy|chapter\s+\d+|ch\.?\s*\d+)\s+)?(?P<kw>filing|petition)\b", re.I
+    r"\s+(?:(?:bankruptcy|chapter\s+\d+|ch\.?\s*\d+)\s+)?(?P<kw>filing|petition|"
+    r"bankruptcy(?!\s+(?:court|judge|code|law|rules?)\b))\b", re.I
 )
 # a date its clause goes on to say was paid: "On 10 June 2019 she repaid her sister"
 _TRANSFER_AFTER = re.compile(
@@ -179,10 +193,12 @@ def _year_of(m: re.Match[str], today: date) -> int | None:
     date outside 1800-2199, such as a paragraph label "1013-2-1")."""
     if m["yr"] or m["yr2"]:
         return _cued_year(m, today)
+    if m["yrc"]:
+        return int(m["yrc"])
     if m["num_y"]:
         y = _full_year(int(m["num_y"]), today) if len(m["num_y"]) == 2 else int(m["num_y"])
     else:
-        named = m["mdy_y"] or m["my_y"] or m["dmy_y"] or m["iso_y"]
+        named = m["mdy_y"] or m["my_y"] or m["dmy_y"] or m["iso_y"] or m["hol_y"]
         if not named:
             return None
         y = int(named)
@@ -257,8 +273,8 @@ def find_dates(question: str, today: date) -> list[DateMention]:
             grp = "num"
             y, mo, d = named, int(m["num_m"]), int(m["num_d"])
             gran = "day"
-        elif m.group("yr") or m.group("yr2"):
-            grp = "yr" if m.group("yr") else "yr2"
+        elif m.group("yr") or m.group("yr2") or m.group("yrc"):
+            grp = "yr" if m.group("yr") else "yr2" if m.group("yr2") else "yrc"
             y, mo, d = named, 1, 1
             gran = "year"
         elif m.group("md"):
@@ -272,6 +288,15 @@ def find_dates(question: str, today: date) -> list[DateMention]:
                 continue
             grp = "md"
             mo, d = MONTHS[m["md_m"].lower()], int(m["md_d"])
+            gran = "day"
+        elif m.group("hol"):
+            year = _named_year(question, today) if year is None else year
+            if not (m["hol_y"] or year):
+                continue
+            grp = "hol"
+            y = int(m["hol_y"]) if m["hol_y"] else year
+            mo, d = HOLIDAYS[" ".join(re.sub(r"['’]", "", m["hol_n"].lower()).split())
+                             .removeprefix("the ")]
             gran = "day"
         else:
             grp = "today"

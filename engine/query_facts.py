@@ -116,7 +116,8 @@ _ANCHOR = (
     r"date\s+of\s+(?:the\s+)?(?:filing|petition)(?:\s+of\s+the\s+petition)?|"
     r"commencement\s+of\s+the\s+case)|chapter\s+\d+\b|"
     r"(?:I|we|you|it|he|she|they|the\s+debtor|the\s+company|the\s+debtors|(?-i:[A-Z][a-z]+)|"
-    r"(?:the|my|our|his|her|their|its)\s+(?:[\w-]+\s+)?[\w-]+)\s+(?:filed|filing)|that\b|then\b))"
+    r"(?:the|my|our|his|her|their|its)\s+(?:[\w-]+\s+)?[\w-]+)\s+"
+    r"(?:(?:shut\s+down|closed(?:\s+down)?|went\s+under)\s+and\s+)?(?:filed|filing)|that\b|then\b))"
 )
 _UNITS = r"(?P<unit>days?|weeks?|months?|years?)"
 # "ten weeks (70 days) before", "a month before (30 days)": the days in parentheses are exact
@@ -127,7 +128,8 @@ DURATION_RE = re.compile(
     r"\s+(?:(?:before|prior\s+to|preceding|ahead\s+of)\s+" + _ANCHOR +
     r"|(?P<pre>pre-?petition|before\s+bankruptcy)"
     r"|(?P<bare>earlier|before|prior)" + _EXACT_DAYS.format("x2") +
-    r"(?=\s*(?:[,.;)]|$)|\s+(?:I|we|you|it|he|she|they|the\s+\w+)(?:['’]d)?\s+(?:paid|repaid|"
+    r"(?=\s*(?:[,.;)]|$)|\s+(?:on|with|at|from|using|through)\s+(?:an?|the|my|his|her|their|its|our)\b"
+    r"|\s+(?:I|we|you|it|he|she|they|the\s+\w+)(?:['’]d)?\s+(?:paid|repaid|"
     r"made|transferred|took|charged|ran|bought|gave|spent|pulled|wired|sent|financed|"
     r"purchased|borrowed|obtained)\b)"
     r"|(?P<later>later),?\s+(?:it|he|she|they|the\s+\w+)\s+filed\b"
@@ -172,6 +174,10 @@ _WORD_NAMED = re.compile(r"\b(?:word|term|label)\s+[\"'“‘]?$", re.I)
 _FRAGMENT_TAIL = re.compile(r"\s*(?:,?\s*or\s+not)?\s*\?", re.I)
 # a statement left open: "I haven't figured out whether her debts are mostly consumer or ..."
 _WHETHER_LEAD = re.compile(r"\bwhether\b[^,;:.?]{0,60}$", re.I)
+# a possibility, not a statement: "he might be a corporate officer or just a sales manager"
+_MAYBE_LEAD = re.compile(r"\b(?:(?:might|may|could)\s+(?:just\s+|also\s+|even\s+|well\s+)?be|"
+                         r"maybe|possibly|perhaps)\s+(?:an?\s+|the\s+)?(?:[\w-]+\s+){0,2}$",
+                         re.I)
 
 _SMALL = {w: i for i, w in enumerate(
     "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen "
@@ -614,15 +620,17 @@ def _asked_not_asserted(q: str, span: Span, sentences: _Sentences, *,
                         complement_only: bool = False) -> bool:
     """True when the phrase is the thing a yes/no question asks about ("Was X insolvent?",
     "Insider or not?", "Would the court treat her as an insider?"), what a "whether" leaves
-    open, or a word only named ("keeps using the word insider").
+    open, a possibility ("he might be an officer"), or a word only named ("keeps using the
+    word insider").
     With `complement_only` the phrase must also follow "a/an/the/considered" directly ("Is
     the debtor a corporation?"), so that "Is a director an insider of a corporation?" still
     says the debtor is a corporation."""
     s0, _ = sentences.bounds(span[0])
     if not q[s0:span[0]].strip() and _FRAGMENT_TAIL.match(q, span[1]):
         return True
-    if _WHETHER_LEAD.search(q, max(s0, span[0] - 80), span[0]) or _WORD_NAMED.search(
-            q, max(s0, span[0] - 12), span[0]):
+    if (_WHETHER_LEAD.search(q, max(s0, span[0] - 80), span[0])
+            or _MAYBE_LEAD.search(q, max(s0, span[0] - 40), span[0])
+            or _WORD_NAMED.search(q, max(s0, span[0] - 12), span[0])):
         return True
     s0 = max(s0, span[0] - 200)
     if not (_YESNO_LEAD.match(q, s0, span[0]) and _YESNO_TAIL.match(q, span[1])):

@@ -675,3 +675,77 @@ def test_a_rule_named_by_its_clause_or_by_a_presumption(lib: Library, question: 
     chosen = {r.id for r in select_rules(lib, p.seeds, p.predicate.name if p.predicate else None,
                                          p.fact_values(), p.question)}
     assert rule in chosen
+
+
+@pytest.mark.parametrize(
+    ("question", "name", "value"),
+    [
+        ("We filed April 1, 2021. On New Year's Day 2021 we booked a $3,000 cruise.",
+         "luxury_debt_date", date(2021, 1, 1)),
+        ("Small bakery, incorporated, filed ch. 7 on Valentine's Day 2022.", "filing_date",
+         date(2022, 2, 14)),
+        ("The debtor, a Delaware corporation, filed on Halloween 2016.", "filing_date",
+         date(2016, 10, 31)),
+        # a year before the case it dates names the year of a day without one
+        ("1999 chapter 11 (filed Nov. 3). The debtor paid its ink supplier.", "filing_date",
+         date(1999, 11, 3)),
+        ("Cash advances total $950, taken three weeks before my January 15, 2020 bankruptcy.",
+         "filing_date", date(2020, 1, 15)),
+        ("Cash advances total $950, taken three weeks before my January 15, 2020 bankruptcy.",
+         "cash_advance_amount", 950),
+        ("Debtor filed 10/3/22, took $1,500 in ATM advances on 7/24/22.", "cash_advance_date",
+         date(2022, 7, 24)),
+        ("Employer filed March 3rd, 2023. I'm owed $15,150, earned in the ten days before it "
+         "shut down and filed.", "days_wages_earned_before_filing", 10),
+        ("Back in my 2002 bankruptcy (filed January 15), I'd booked a $1,200 spa vacation about "
+         "45 days earlier on a single travel company's credit line.",
+         "days_luxury_before_relief", 45),
+        ("We filed on May 15, 2025. One salaried manager is owed $17,500 for the last two weeks.",
+         "wage_claim_amount", 17500),
+        ("The debtor filed April 5, 2019, and the payment to us was $6,500.", "transfer_amount",
+         6500),
+        ("I'm a salaried nurse. My secured debts, the house and car, total $600,000.",
+         "secured_debts", 600000),
+        # (c)(2): the parties' own dealings and the terms of their trade
+        ("It was paid the way they'd paid each other for years.", "ordinary_course_payment",
+         True),
+        ("We paid them net-30 exactly like we'd done with that supplier for three years.",
+         "ordinary_course_payment", True),
+        ("It paid late compared with its own history with the lumber yard.",
+         "ordinary_course_payment", False),
+        ("Its last payments were 20 days late, so not our usual pattern.",
+         "ordinary_course_payment", False),
+        ("The debtor bought steel on normal trade credit.", "ordinary_course_debt", True),
+        ("It repaid a one-time emergency bridge loan from a private investor.",
+         "ordinary_course_debt", False),
+        ("The repayment was on schedule per the note and the terms were market-standard.",
+         "ordinary_business_terms", True),
+        ("Paying monthly on the 10th is what everyone in commercial printing does.",
+         "ordinary_business_terms", True),
+        ("45-60 day payment is standard across the steel service center industry.",
+         "ordinary_business_terms", True),
+        ("A lump-sum catch-up payment, and nobody in our industry gets paid that way either.",
+         "ordinary_business_terms", False),
+    ],
+)
+def test_holidays_years_before_a_case_and_more_phrasings(question: str, name: str,
+                                                         value: object) -> None:
+    assert parse(question).fact_values()[name] == value
+
+
+def test_a_possibility_is_left_open() -> None:
+    p = parse("Debtor is a corporation. The creditor is one of its managers. He might be a "
+              "corporate officer or might just be a sales manager. Is he an insider?")
+    assert "relationship" not in p.fact_values()
+
+
+def test_a_rule_named_by_a_word_of_the_question(lib: Library) -> None:
+    for question, rule in [
+        ("Debtor is an S-corp that filed April 5, 2019, and the payment to us was $6,500. "
+         "There's a minimum amount for non-consumer cases. Are we under it?", "s547.c.9"),
+        ("Filing on June 10, 2025. I bought a $1,500 gold necklace on a jeweler's credit plan, "
+         "I can't remember when. Does that debt survive?", "s523.a.2.C.luxury"),
+    ]:
+        p = parse(question)
+        assert rule in {r.id for r in select_rules(lib, p.seeds, p.predicate.name if p.predicate
+                                                   else None, p.fact_values(), p.question)}
