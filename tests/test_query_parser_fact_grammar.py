@@ -749,3 +749,27 @@ def test_a_rule_named_by_a_word_of_the_question(lib: Library) -> None:
         p = parse(question)
         assert rule in {r.id for r in select_rules(lib, p.seeds, p.predicate.name if p.predicate
                                                    else None, p.fact_values(), p.question)}
+
+
+@pytest.mark.parametrize(
+    ("question", "name", "value"),
+    [
+        ("The debtor wired our client $31,000 as cash in advance for a new shipment, not for "
+         "anything it owed before.", "antecedent_debt", False),
+        ("On April 1, 2025 it repaid its majority shareholder and president $60,000 on a loan.",
+         "transfer_amount", 60000),
+        ("The president gets paid in full vs. maybe 5% for unsecured creditors in ch. 7.",
+         "creditor_receives_more", True),
+        ("The payment terms were far outside what is normal in the fuel distribution industry.",
+         "ordinary_business_terms", False),
+        ("My unsecured debts (credit cards, medical, a personal loan, all fixed amounts) come to "
+         "$410,000.", "noncontingent_unsecured_debts", 410000),
+        ("Individual with a regular paycheck. Unsecured, liquidated: $600,000.",
+         "noncontingent_unsecured_debts", 600000),
+        ("Four trade creditors, together owed $15,500 in unsecured, undisputed claims, filed an "
+         "involuntary petition.", "unsecured_claims_total", 15500),
+    ],
+)
+def test_advance_payments_long_parentheses_and_claims_in_a_list(question: str, name: str,
+                                                                value: object) -> None:
+    assert parse(question).fact_values()[name] == value
