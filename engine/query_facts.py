@@ -89,8 +89,9 @@ AMOUNT_RE = re.compile(
     re.I,
 )
 # where an amount may start: the words before an amount reach it ("wages of thirteen ...";
-# not its "five hundred dollars" after "eight thousand")
-_AMOUNT_START = (r"(?=\$|USD|(?<![\w$.,])\d|(?<![\w$-])(?<!thousand\s)(?<!thousand,\s)(?:"
+# not its "five hundred dollars" after "eight thousand", nor a date's "1/4/21")
+_AMOUNT_START = (r"(?=\$|USD|(?<![\w$.,])\d(?!\d*[/-]\d)|(?<![\w$-])(?<!thousand\s)"
+                 r"(?<!thousand,\s)(?:"
                  + _WORD_NUM + r")\s+(?:(?:(?:thousand|million|billion)(?:,?\s+(?:and\s+)?(?:"
                  + _WORD_NUM + r"))?\s+)?dollars|grand)\b)")
 # words between the words before an amount and the amount: "the claim is exactly $13,650",
@@ -172,8 +173,10 @@ _COMPLEMENT_LEAD = re.compile(r"\b(?:an?|the|considered|deemed|treated\s+as)\s+$
 _WORD_NAMED = re.compile(r"\b(?:word|term|label)\s+[\"'“‘]?$", re.I)
 # a question of one phrase: "Insider?", "Insider or not?"
 _FRAGMENT_TAIL = re.compile(r"\s*(?:,?\s*or\s+not)?\s*\?", re.I)
-# a statement left open: "I haven't figured out whether her debts are mostly consumer or ..."
-_WHETHER_LEAD = re.compile(r"\bwhether\b[^,;:.?]{0,60}$", re.I)
+# a statement left open: "I haven't figured out whether her debts are mostly consumer or ...",
+# "we haven't looked into what's standard in the industry"
+_WHETHER_LEAD = re.compile(r"\b(?:whether|(?:looked\s+into|checked|know|figured\s+out|sure\s+"
+                           r"(?:of|about))\s+what)\b[^,;:.?]{0,60}$", re.I)
 # a possibility, not a statement: "he might be a corporate officer or just a sales manager"
 _MAYBE_LEAD = re.compile(r"\b(?:(?:might|may|could)\s+(?:just\s+|also\s+|even\s+|well\s+)?be|"
                          r"maybe|possibly|perhaps)\s+(?:an?\s+|the\s+)?(?:[\w-]+\s+){0,2}$",
@@ -428,7 +431,7 @@ class FactReader:
         date_words = _Keywords(q, c["date_keywords"])
         for d in dates:
             spec = c["dates"].get(d.role)
-            ends = d.granularity == "day" and d.modifier in ("through", "until")
+            ends = d.granularity == "day" and d.modifier in ("through", "until", "by")
             if (d.exact or ends) and d.role in ("transfer", "generic"):  # what the date is
                 spec = date_words.nearest(d.span, sentences) or spec  # of, by the words
             if spec is not None and (d.exact or (ends and spec.stated.get("period_end"))):

@@ -773,3 +773,55 @@ def test_a_rule_named_by_a_word_of_the_question(lib: Library) -> None:
 def test_advance_payments_long_parentheses_and_claims_in_a_list(question: str, name: str,
                                                                 value: object) -> None:
     assert parse(question).fact_values()[name] == value
+
+
+@pytest.mark.parametrize(
+    ("question", "name", "value"),
+    [
+        ("Birchwood hasn't raised any 547(c) defense that fits.",
+         "preference_exceptions_excluded", True),
+        ("I filed chapter 7. The credit union is just an ordinary lender, nothing more.",
+         "relationship", "none"),
+        ("I'm filing bankruptcy as an individual. He's just my dentist, not a relative or "
+         "anything. Is he an insider?", "relationship", "none"),
+        ("Our mortgage is fully secured by the house, so we'd have been paid in full in a "
+         "liquidation anyway.", "creditor_receives_more", False),
+        ("Mr. Patel filed his chapter 7 on 06/02/2003. On 05/03/2003 he made a $2,400 catch-up "
+         "payment on his mortgage.", "transfer_date", date(2003, 5, 3)),
+        ("Mr. Patel filed his chapter 7 on 06/02/2003. On 05/03/2003 he made a $2,400 catch-up "
+         "payment on his mortgage.", "transfer_amount", 2400),
+        ("Its last payments were way slower than the parties' own history.",
+         "ordinary_course_payment", False),
+        ("She paid her car note on the due date, same as every month for three years.",
+         "ordinary_course_payment", True),
+        ("The loan was a routine purchase-money loan.", "ordinary_course_debt", True),
+        ("Monthly payments on the due date are what every auto lender uses.",
+         "ordinary_business_terms", True),
+        ("Debtor Ms. Okafor (individual, petition filed May 21, 2001) paid her car note.",
+         "debtor_kind", "individual"),
+        ("My noncontingent, liquidated unsecured debt adds up to exactly $419,275.",
+         "noncontingent_unsecured_debts", 419275),
+        ("Unpaid salary and accrued vacation: $17,000, all earned by Feb 1, 2025.",
+         "wage_claim_amount", 17000),
+        ("Unpaid salary and accrued vacation: $17,000, all earned by Feb 1, 2025.",
+         "wages_earned_date", date(2025, 2, 1)),
+        # a date between the words and the amount is no amount: "on 1/4/21 total exactly $1,000"
+        ("Debtor filed 2/10/21. Cash advances on her credit line on 1/4/21 total exactly $1,000.",
+         "cash_advance_amount", 1000),
+    ],
+)
+def test_defenses_not_raised_titles_secured_loans_and_more(question: str, name: str,
+                                                           value: object) -> None:
+    assert parse(question).fact_values()[name] == value
+
+
+def test_what_nobody_has_looked_into_is_left_open() -> None:
+    facts = parse("The restaurant paid 50 days late, much later than it ever paid us before. We "
+                  "haven't looked into what's standard in the restaurant supply industry yet.")
+    assert "ordinary_business_terms" not in facts.fact_values()
+    assert facts.fact_values()["ordinary_course_payment"] is False
+
+
+def test_a_title_of_the_one_who_asks_is_no_relationship() -> None:
+    assert "relationship" not in parse("Bank officer here. A borrower of ours filed chapter 7. "
+                                       "Can the trustee recover his payment?").fact_values()

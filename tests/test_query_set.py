@@ -165,7 +165,10 @@ def test_every_expected_verdict_is_the_librarys_on_the_gold_facts() -> None:
     [("verdict_dev", 69), ("verdict_dev2", 87), ("verdict_check", 60), ("verdict_dev3", 48),
      ("verdict_check2", 64), ("verdict_check3", 72), ("verdict_check4", 72),
      ("verdict_check5", 72), ("verdict_check6", 72), ("verdict_check7", 72),
-     ("verdict_check8", 72), ("verdict_check9", 72), ("verdict_check10", 72)],
+     ("verdict_check8", 72), ("verdict_check9", 72), ("verdict_check10", 72),
+     ("verdict_check11", 72), ("verdict_check12", 72), ("verdict_check13", 72),
+     ("verdict_check14", 72), ("verdict_check15", 72), ("verdict_check16", 72),
+     ("verdict_check17", 72)],
 )
 def test_every_verdict_question_of_the_rules_sets_is_the_librarys_on_its_facts(
     name: str, count: int,
