@@ -130,6 +130,7 @@ DURATION_RE = re.compile(
     r"|(?P<pre>pre-?petition|before\s+bankruptcy)"
     r"|(?P<bare>earlier|before|prior)" + _EXACT_DAYS.format("x2") +
     r"(?=\s*(?:[,.;)]|$)|\s+(?:on|with|at|from|using|through)\s+(?:an?|the|my|his|her|their|its|our)\b"
+    r"|\s+(?:are|is|was|were)\s+(?:still\s+)?(?:unpaid|owed|outstanding|due)\b"
     r"|\s+(?:I|we|you|it|he|she|they|the\s+\w+)(?:['’]d)?\s+(?:paid|repaid|"
     r"made|transferred|took|charged|ran|bought|gave|spent|pulled|wired|sent|financed|"
     r"purchased|borrowed|obtained)\b)"
@@ -148,9 +149,10 @@ _UNIT_DAYS = {"day": 1, "week": 7, "month": 30, "year": 365}
 _ONGOING = re.compile(r"\b(?:had|has|have|['’]ve)\b(?:\s+\w+){0,4}?\s+$", re.I)
 # a sentence ends at ? ! ; a line break, or a period before a capital or (in lower-case
 # writing) before a question's first word or a one-word question: "... the petition. is the
-# cousin an insider?", "... the loan. insider or not?"
+# cousin an insider?", "... the loan. insider or not?"; not the period of an initial
+# ("R. Delgado")
 _SENTENCE_BREAK = re.compile(
-    r"[?!;]|\.(?=\s+(?:[A-Z]|(?:is|was|were|are|does|do|did|can|could|would|will|should|has|"
+    r"[?!;]|(?<!\b[A-Z])\.(?=\s+(?:[A-Z]|(?:is|was|were|are|does|do|did|can|could|would|will|should|has|"
     r"have|how|what|when|who|which)\b|\w+(?:,?\s+or\s+not)?\s*\?))|\n"
 )
 # "Was the debtor insolvent?": a yes/no question about the fact asserts nothing
@@ -169,14 +171,18 @@ _YESNO_TAIL = re.compile(
     re.I,
 )
 _COMPLEMENT_LEAD = re.compile(r"\b(?:an?|the|considered|deemed|treated\s+as)\s+$", re.I)
+# the subject of the question, not its complement: "Is the CFO of our debtor an insider?"
+_SUBJECT_LEAD = re.compile(r"\s*(?:is|was|are|were)\s+(?:the|an?)\s+$", re.I)
 # a word named, not said of anyone: "the trustee keeps using the word insider"
 _WORD_NAMED = re.compile(r"\b(?:word|term|label)\s+[\"'“‘]?$", re.I)
 # a question of one phrase: "Insider?", "Insider or not?"
 _FRAGMENT_TAIL = re.compile(r"\s*(?:,?\s*or\s+not)?\s*\?", re.I)
 # a statement left open: "I haven't figured out whether her debts are mostly consumer or ...",
-# "we haven't looked into what's standard in the industry"
+# "we haven't looked into what's standard in the industry", "not sure if that counts as
+# regular income", "whether R. Delgado is an insider"
 _WHETHER_LEAD = re.compile(r"\b(?:whether|(?:looked\s+into|checked|know|figured\s+out|sure\s+"
-                           r"(?:of|about))\s+what)\b[^,;:.?]{0,60}$", re.I)
+                           r"(?:of|about))\s+what|(?:not\s+sure|unsure|wondering)\s+if)\b"
+                           r"(?:[^,;:.?]|\b[A-Z]\.){0,60}$", re.I)
 # a possibility, not a statement: "he might be a corporate officer or just a sales manager"
 _MAYBE_LEAD = re.compile(r"\b(?:(?:might|may|could)\s+(?:just\s+|also\s+|even\s+|well\s+)?be|"
                          r"maybe|possibly|perhaps)\s+(?:an?\s+|the\s+)?(?:[\w-]+\s+){0,2}$",
@@ -638,8 +644,9 @@ def _asked_not_asserted(q: str, span: Span, sentences: _Sentences, *,
     s0 = max(s0, span[0] - 200)
     if not (_YESNO_LEAD.match(q, s0, span[0]) and _YESNO_TAIL.match(q, span[1])):
         return False
-    return not complement_only or bool(_COMPLEMENT_LEAD.search(q, max(s0, span[0] - 30),
-                                                               span[0]))
+    return not complement_only or (bool(_COMPLEMENT_LEAD.search(q, max(s0, span[0] - 30),
+                                                                span[0]))
+                                   and not _SUBJECT_LEAD.fullmatch(q, s0, span[0]))
 
 
 def amount_value(m: re.Match[str]) -> int | float:

@@ -32,11 +32,12 @@ def _words(text: str) -> set[str]:
 MIN_SPECIFIC_FACTS = 2
 _STOP = {"the", "and", "for", "can", "this", "that", "under", "with", "what", "does", "transfer"}
 # the question a verdict answers: one that starts with an auxiliary ("Is the son an insider?",
-# "Can she file alone?") or a phrase of a few words ("Insider status?", "Chapter 13?")
+# "Can she file alone?") or a phrase of a few words ("Insider status?", "Chapter 13?",
+# "Protected by the (c)(9) threshold?")
 _YES_NO = re.compile(
     r"(?:^|[.!?;:]\s+|\n)(?P<ask>(?:(?:is|was|are|were|am|would|could|can|does|do|did|will|"
     r"should|has|have|had|may|might|must)\b[^!?;]*|"
-    r"(?!(?:what|who|whom|whose|which|how|when|where|why)\b)(?:[\w'’$.,%-]+\s*){1,4}))\?\s*$",
+    r"(?!(?:what|who|whom|whose|which|how|when|where|why)\b)(?:[\w'’$.,%()-]+\s*){1,5}))\?\s*$",
     re.I)
 
 

@@ -825,3 +825,51 @@ def test_what_nobody_has_looked_into_is_left_open() -> None:
 def test_a_title_of_the_one_who_asks_is_no_relationship() -> None:
     assert "relationship" not in parse("Bank officer here. A borrower of ours filed chapter 7. "
                                        "Can the trustee recover his payment?").fact_values()
+
+
+@pytest.mark.parametrize(
+    ("question", "name", "value"),
+    [
+        ("The payment timing matched the parties' own history, but it was way outside what's "
+         "customary in the freight industry.", "ordinary_business_terms", False),
+        ("The payments fit standard utility billing practice.", "ordinary_business_terms", True),
+        ("The repayment terms are common in bridge lending.", "ordinary_business_terms", True),
+        ("The debt was incurred in the usual course of both businesses.", "ordinary_course_debt",
+         True),
+        ("It borrowed $250,000 in a single emergency deal, nothing like its usual financing.",
+         "ordinary_course_debt", False),
+        ("Our borrower owes about 40 different creditors. We hold a $90,000 unsecured deficiency "
+         "claim and want to file an involuntary petition.", "creditor_count", 40),
+        ("My last paychecks never came, and the total owed to me is $14,000.",
+         "wage_claim_amount", 14000),
+        ("Chapter 7 filed Feb 29, 2016. A sales rep says commissions he earned about 60 days "
+         "earlier are unpaid.", "days_wages_earned_before_filing", 60),
+        ("Bank officer: cardholder pulled $1,300 cash on June 6, 2025; her chapter 7 was filed "
+         "August 15, 2025.", "cash_advance_amount", 1300),
+        ("Bank officer: cardholder pulled $1,300 cash on June 6, 2025; her chapter 7 was filed "
+         "August 15, 2025.", "cash_advance_date", date(2025, 6, 6)),
+        ("Is the CFO of our debtor corporation an insider? She holds a claim for bonuses.",
+         "relationship", "officer"),
+    ],
+)
+def test_more_phrasings_of_terms_creditors_wages_and_cash(question: str, name: str,
+                                                          value: object) -> None:
+    assert parse(question).fact_values()[name] == value
+
+
+@pytest.mark.parametrize(
+    ("question", "absent"),
+    [
+        ("Trustee is asking whether 'R. Delgado' is an insider of the debtor LLC.",
+         "creditor_is_insider"),
+        ("I do odd jobs, some months nothing at all. Not sure if that counts as regular income.",
+         "debtor_regular_income"),
+        ("Bank officer: our borrower filed chapter 7. Can we keep the payment?", "relationship"),
+    ],
+)
+def test_what_the_asker_is_unsure_of_or_is_stays_unread(question: str, absent: str) -> None:
+    assert absent not in parse(question).fact_values()
+
+
+def test_a_fragment_question_of_five_words_with_a_clause_asks(lib: Library) -> None:
+    assert asks_yes_no("Corp debtor filed 3/4/2024. Protected by the (c)(9) threshold?")
