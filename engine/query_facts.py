@@ -181,8 +181,11 @@ _FRAGMENT_TAIL = re.compile(r"\s*(?:,?\s*or\s+not)?\s*\?", re.I)
 # "we haven't looked into what's standard in the industry", "not sure if that counts as
 # regular income", "whether R. Delgado is an insider"
 _WHETHER_LEAD = re.compile(r"\b(?:whether|(?:looked\s+into|checked|know|figured\s+out|sure\s+"
-                           r"(?:of|about))\s+what|(?:not\s+sure|unsure|wondering)\s+if)\b"
-                           r"(?:[^,;:.?]|\b[A-Z]\.){0,60}$", re.I)
+                           r"(?:of|about))\s+what|(?:not\s+sure|unsure|wondering|knows?(?:\s+yet)?)"
+                           r"\s+if)\b(?:[^,;:.?]|\b[A-Z]\.){0,60}$", re.I)
+# a number offered as one of two: "could be last winter or two years ago"
+_EITHER_LEAD = re.compile(r"\b(?:could|might|may)\s+(?:have\s+)?be(?:en)?\b[^,;:.?]{0,40}\bor\s+$",
+                          re.I)
 # a possibility, not a statement: "he might be a corporate officer or just a sales manager"
 _MAYBE_LEAD = re.compile(r"\b(?:(?:might|may|could)\s+(?:just\s+|also\s+|even\s+|well\s+)?be|"
                          r"maybe|possibly|perhaps)\s+(?:an?\s+|the\s+)?(?:[\w-]+\s+){0,2}$",
@@ -344,10 +347,12 @@ class FactReader:
             return None if q[end - 1:end] == "?" else True
 
         def alternative(span: Span) -> bool:
-            """A number a "whether" leaves open: "whether it was last winter or two years
-            ago" states no duration."""
+            """A number a "whether" leaves open, or one of two offered: "whether it was last
+            winter or two years ago", "could be last winter or two years ago" state no
+            duration."""
             s0 = sentences.bounds(span[0])[0]
-            return bool(_WHETHER_LEAD.search(q, max(s0, span[0] - 80), span[0]))
+            return bool(_WHETHER_LEAD.search(q, max(s0, span[0] - 80), span[0])
+                        or _EITHER_LEAD.search(q, max(s0, span[0] - 60), span[0]))
 
         low = q.lower()
         found: list[QueryFact] = []

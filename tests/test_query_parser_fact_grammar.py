@@ -873,3 +873,44 @@ def test_what_the_asker_is_unsure_of_or_is_stays_unread(question: str, absent: s
 
 def test_a_fragment_question_of_five_words_with_a_clause_asks(lib: Library) -> None:
     assert asks_yes_no("Corp debtor filed 3/4/2024. Protected by the (c)(9) threshold?")
+
+
+@pytest.mark.parametrize(
+    ("question", "name", "value"),
+    [
+        ("His company filed chapter 7. The lessor is just a leasing company, nothing to do with "
+         "us.", "relationship", "none"),
+        ("A one-off emergency loan, totally outside anything the company normally does.",
+         "ordinary_course_debt", False),
+        ("It got repaid on the usual net-30 schedule.", "ordinary_course_payment", True),
+        ("The customer filed on 3/31/22. The payment we received was $7,000.", "transfer_amount",
+         7000),
+        ("Noncontingent liquidated unsecured debt = $400,000; secured = $250,000.",
+         "noncontingent_unsecured_debts", 400000),
+        ("Noncontingent liquidated unsecured debt = $400,000; secured = $250,000.",
+         "secured_debts", 250000),
+        ("A month before I filed (filed 6/30/2020), I put exactly $725 of concert tickets on one "
+         "card.", "days_luxury_before_relief", 30),
+        ("Debtor pulled $850 from an ATM on his credit card line on January 24, 2010 and filed "
+         "on March 30, 2010.", "cash_advance_amount", 850),
+        ("Debtor pulled $850 from an ATM on his credit card line on January 24, 2010 and filed "
+         "on March 30, 2010.", "cash_advance_date", date(2010, 1, 24)),
+    ],
+)
+def test_ties_schedules_received_payments_equals_and_atm_cash(question: str, name: str,
+                                                              value: object) -> None:
+    assert parse(question).fact_values()[name] == value
+
+
+@pytest.mark.parametrize(
+    ("question", "absent"),
+    [
+        ("The trustee says no 547(c) defense fits, but nobody knows yet if the company was "
+         "insolvent back then.", "debtor_insolvent"),
+        ("She is owed $8,000 in back pay, earned before the May 23, 2011 filing; she can't "
+         "remember when: could be last winter or two years ago.",
+         "days_wages_earned_before_filing"),
+    ],
+)
+def test_what_nobody_knows_or_one_of_two_stays_unread(question: str, absent: str) -> None:
+    assert absent not in parse(question).fact_values()
