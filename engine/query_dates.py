@@ -67,7 +67,7 @@ class QueryError(ValueError):
 _MON = r"(?:january|february|march|april|may|june|july|august|september|october|november|december|jan|feb|mar|apr|jun|jul|aug|sept|sep|oct|nov|dec)"  # noqa: E501
 _ORD = r"(?:st|nd|rd|th)?"
 # holidays on a fixed day of the year
-HOLIDAYS = {"new years day": (1, 1), "valentines day": (2, 14), "independence day": (7, 4),
+_HOLIDAYS = {"new years day": (1, 1), "valentines day": (2, 14), "independence day": (7, 4),
             "fourth of july": (7, 4), "halloween": (10, 31), "christmas eve": (12, 24),
             "christmas day": (12, 25), "christmas": (12, 25), "new years eve": (12, 31)}
 _HOLIDAY = (r"(?:new\s+year['’]?s\s+(?:day|eve)|valentine['’]?s\s+day|independence\s+day|"
@@ -279,8 +279,8 @@ def find_dates(question: str, today: date) -> list[DateMention]:
             gran = "year"
         elif m.group("md"):
             year = _named_year(question, today) if year is None else year
-            dated = [o for o in out if o.granularity != "today"]
-            if m["md_that"] and dated:  # "February 10 of that year": the last date's year
+            dated = [o for o in out if o.granularity != "today"] if m["md_that"] else []
+            if dated:  # "February 10 of that year": the year of the date before it
                 y = dated[-1].value.year
             elif year:
                 y = year
@@ -295,7 +295,7 @@ def find_dates(question: str, today: date) -> list[DateMention]:
                 continue
             grp = "hol"
             y = int(m["hol_y"]) if m["hol_y"] else year
-            mo, d = HOLIDAYS[" ".join(re.sub(r"['’]", "", m["hol_n"].lower()).split())
+            mo, d = _HOLIDAYS[" ".join(re.sub(r"['’]", "", m["hol_n"].lower()).split())
                              .removeprefix("the ")]
             gran = "day"
         else:

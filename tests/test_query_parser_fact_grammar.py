@@ -3,7 +3,9 @@ reads: spelled and hedged amounts, amounts taken off a fact, durations ("ago", "
 month"), dates tied to a fact by the words around them, yes/no questions in a later sentence,
 a repeated word that refers to a fuller mention, rule choice by keyword phrases, facts left open
 by a question about them, aggregated amounts (parts and totals), amounts in words with
-thousands, and dates that win over a duration that disagrees with them."""
+thousands, dates that win over a duration that disagrees with them, and the phrasings the
+blind verdict sets showed (holidays, "of that year", a possibility or an alternative left
+open, a day that ends a period)."""
 
 from __future__ import annotations
 
@@ -608,23 +610,6 @@ def test_a_day_of_that_year_takes_the_year_of_the_date_before_it() -> None:
     assert facts["antecedent_debt"] is True
 
 
-@pytest.mark.parametrize(
-    ("question", "absent"),
-    [
-        # how long a state went on is no window before the filing
-        ("Filed 10/17/2005. The debtor paid them exactly as it had for the past six years.",
-         "days_before_filing"),
-        # a number a "whether" leaves open is no fact
-        ("I filed May 17, 2010. I took $900 in cash advances, but I don't remember whether it "
-         "was last winter or two years ago.", "days_cash_advance_before_relief"),
-        ("I filed chapter 7 in May 2010 and I am not sure whether I repaid $500 or $900.",
-         "transfer_amount"),
-    ],
-)
-def test_numbers_that_state_no_fact(question: str, absent: str) -> None:
-    assert absent not in parse(question).fact_values()
-
-
 def test_a_day_that_ends_a_period_is_a_day_of_a_fact_that_declares_it() -> None:
     facts = parse("Debtor filed Sept. 10, 2012. The salary was earned through March 15, 2012.")
     assert facts.fact_values()["wages_earned_date"] == date(2012, 3, 15)
@@ -667,14 +652,41 @@ def test_ordinary_course_terms_and_ties_in_more_words(question: str,
          "February. Below the (c)(9) threshold?", "s547.c.9"),
         ("A creditor says my $900 designer handbag purchase is presumed fraudulent. I filed June "
          "24, 2019. Are they right?", "s523.a.2.C.luxury"),
+        ("Debtor is an S-corp that filed April 5, 2019, and the payment to us was $6,500. "
+         "There's a minimum amount for non-consumer cases. Are we under it?", "s547.c.9"),
+        ("Filing on June 10, 2025. I bought a $1,500 gold necklace on a jeweler's credit plan, "
+         "I can't remember when. Does that debt survive?", "s523.a.2.C.luxury"),
     ],
 )
-def test_a_rule_named_by_its_clause_or_by_a_presumption(lib: Library, question: str,
+def test_a_rule_named_by_its_clause_or_a_word_of_the_question(lib: Library, question: str,
                                                         rule: str) -> None:
     p = parse(question)
     chosen = {r.id for r in select_rules(lib, p.seeds, p.predicate.name if p.predicate else None,
                                          p.fact_values(), p.question)}
     assert rule in chosen
+
+
+def test_a_possibility_is_left_open() -> None:
+    p = parse("Debtor is a corporation. The creditor is one of its managers. He might be a "
+              "corporate officer or might just be a sales manager. Is he an insider?")
+    assert "relationship" not in p.fact_values()
+
+
+
+def test_what_nobody_has_looked_into_is_left_open() -> None:
+    facts = parse("The restaurant paid 50 days late, much later than it ever paid us before. We "
+                  "haven't looked into what's standard in the restaurant supply industry yet.")
+    assert "ordinary_business_terms" not in facts.fact_values()
+    assert facts.fact_values()["ordinary_course_payment"] is False
+
+
+def test_a_title_of_the_one_who_asks_is_no_relationship() -> None:
+    assert "relationship" not in parse("Bank officer here. A borrower of ours filed chapter 7. "
+                                       "Can the trustee recover his payment?").fact_values()
+
+
+def test_a_fragment_question_of_five_words_with_a_clause_asks() -> None:
+    assert asks_yes_no("Corp debtor filed 3/4/2024. Protected by the (c)(9) threshold?")
 
 
 @pytest.mark.parametrize(
@@ -726,34 +738,6 @@ def test_a_rule_named_by_its_clause_or_by_a_presumption(lib: Library, question: 
          "ordinary_business_terms", True),
         ("A lump-sum catch-up payment, and nobody in our industry gets paid that way either.",
          "ordinary_business_terms", False),
-    ],
-)
-def test_holidays_years_before_a_case_and_more_phrasings(question: str, name: str,
-                                                         value: object) -> None:
-    assert parse(question).fact_values()[name] == value
-
-
-def test_a_possibility_is_left_open() -> None:
-    p = parse("Debtor is a corporation. The creditor is one of its managers. He might be a "
-              "corporate officer or might just be a sales manager. Is he an insider?")
-    assert "relationship" not in p.fact_values()
-
-
-def test_a_rule_named_by_a_word_of_the_question(lib: Library) -> None:
-    for question, rule in [
-        ("Debtor is an S-corp that filed April 5, 2019, and the payment to us was $6,500. "
-         "There's a minimum amount for non-consumer cases. Are we under it?", "s547.c.9"),
-        ("Filing on June 10, 2025. I bought a $1,500 gold necklace on a jeweler's credit plan, "
-         "I can't remember when. Does that debt survive?", "s523.a.2.C.luxury"),
-    ]:
-        p = parse(question)
-        assert rule in {r.id for r in select_rules(lib, p.seeds, p.predicate.name if p.predicate
-                                                   else None, p.fact_values(), p.question)}
-
-
-@pytest.mark.parametrize(
-    ("question", "name", "value"),
-    [
         ("The debtor wired our client $31,000 as cash in advance for a new shipment, not for "
          "anything it owed before.", "antecedent_debt", False),
         ("On April 1, 2025 it repaid its majority shareholder and president $60,000 on a loan.",
@@ -768,16 +752,6 @@ def test_a_rule_named_by_a_word_of_the_question(lib: Library) -> None:
          "noncontingent_unsecured_debts", 600000),
         ("Four trade creditors, together owed $15,500 in unsecured, undisputed claims, filed an "
          "involuntary petition.", "unsecured_claims_total", 15500),
-    ],
-)
-def test_advance_payments_long_parentheses_and_claims_in_a_list(question: str, name: str,
-                                                                value: object) -> None:
-    assert parse(question).fact_values()[name] == value
-
-
-@pytest.mark.parametrize(
-    ("question", "name", "value"),
-    [
         ("Birchwood hasn't raised any 547(c) defense that fits.",
          "preference_exceptions_excluded", True),
         ("I filed chapter 7. The credit union is just an ordinary lender, nothing more.",
@@ -808,28 +782,6 @@ def test_advance_payments_long_parentheses_and_claims_in_a_list(question: str, n
         # a date between the words and the amount is no amount: "on 1/4/21 total exactly $1,000"
         ("Debtor filed 2/10/21. Cash advances on her credit line on 1/4/21 total exactly $1,000.",
          "cash_advance_amount", 1000),
-    ],
-)
-def test_defenses_not_raised_titles_secured_loans_and_more(question: str, name: str,
-                                                           value: object) -> None:
-    assert parse(question).fact_values()[name] == value
-
-
-def test_what_nobody_has_looked_into_is_left_open() -> None:
-    facts = parse("The restaurant paid 50 days late, much later than it ever paid us before. We "
-                  "haven't looked into what's standard in the restaurant supply industry yet.")
-    assert "ordinary_business_terms" not in facts.fact_values()
-    assert facts.fact_values()["ordinary_course_payment"] is False
-
-
-def test_a_title_of_the_one_who_asks_is_no_relationship() -> None:
-    assert "relationship" not in parse("Bank officer here. A borrower of ours filed chapter 7. "
-                                       "Can the trustee recover his payment?").fact_values()
-
-
-@pytest.mark.parametrize(
-    ("question", "name", "value"),
-    [
         ("The payment timing matched the parties' own history, but it was way outside what's "
          "customary in the freight industry.", "ordinary_business_terms", False),
         ("The payments fit standard utility billing practice.", "ordinary_business_terms", True),
@@ -850,34 +802,6 @@ def test_a_title_of_the_one_who_asks_is_no_relationship() -> None:
          "August 15, 2025.", "cash_advance_date", date(2025, 6, 6)),
         ("Is the CFO of our debtor corporation an insider? She holds a claim for bonuses.",
          "relationship", "officer"),
-    ],
-)
-def test_more_phrasings_of_terms_creditors_wages_and_cash(question: str, name: str,
-                                                          value: object) -> None:
-    assert parse(question).fact_values()[name] == value
-
-
-@pytest.mark.parametrize(
-    ("question", "absent"),
-    [
-        ("Trustee is asking whether 'R. Delgado' is an insider of the debtor LLC.",
-         "creditor_is_insider"),
-        ("I do odd jobs, some months nothing at all. Not sure if that counts as regular income.",
-         "debtor_regular_income"),
-        ("Bank officer: our borrower filed chapter 7. Can we keep the payment?", "relationship"),
-    ],
-)
-def test_what_the_asker_is_unsure_of_or_is_stays_unread(question: str, absent: str) -> None:
-    assert absent not in parse(question).fact_values()
-
-
-def test_a_fragment_question_of_five_words_with_a_clause_asks(lib: Library) -> None:
-    assert asks_yes_no("Corp debtor filed 3/4/2024. Protected by the (c)(9) threshold?")
-
-
-@pytest.mark.parametrize(
-    ("question", "name", "value"),
-    [
         ("His company filed chapter 7. The lessor is just a leasing company, nothing to do with "
          "us.", "relationship", "none"),
         ("A one-off emergency loan, totally outside anything the company normally does.",
@@ -897,14 +821,26 @@ def test_a_fragment_question_of_five_words_with_a_clause_asks(lib: Library) -> N
          "on March 30, 2010.", "cash_advance_date", date(2010, 1, 24)),
     ],
 )
-def test_ties_schedules_received_payments_equals_and_atm_cash(question: str, name: str,
-                                                              value: object) -> None:
+def test_phrasings_the_blind_sets_showed(question: str, name: str, value: object) -> None:
     assert parse(question).fact_values()[name] == value
 
 
 @pytest.mark.parametrize(
     ("question", "absent"),
     [
+        # how long a state went on is no window before the filing
+        ("Filed 10/17/2005. The debtor paid them exactly as it had for the past six years.",
+         "days_before_filing"),
+        # a number a "whether" leaves open is no fact
+        ("I filed May 17, 2010. I took $900 in cash advances, but I don't remember whether it "
+         "was last winter or two years ago.", "days_cash_advance_before_relief"),
+        ("I filed chapter 7 in May 2010 and I am not sure whether I repaid $500 or $900.",
+         "transfer_amount"),
+        ("Trustee is asking whether 'R. Delgado' is an insider of the debtor LLC.",
+         "creditor_is_insider"),
+        ("I do odd jobs, some months nothing at all. Not sure if that counts as regular income.",
+         "debtor_regular_income"),
+        ("Bank officer: our borrower filed chapter 7. Can we keep the payment?", "relationship"),
         ("The trustee says no 547(c) defense fits, but nobody knows yet if the company was "
          "insolvent back then.", "debtor_insolvent"),
         ("She is owed $8,000 in back pay, earned before the May 23, 2011 filing; she can't "
@@ -912,5 +848,5 @@ def test_ties_schedules_received_payments_equals_and_atm_cash(question: str, nam
          "days_wages_earned_before_filing"),
     ],
 )
-def test_what_nobody_knows_or_one_of_two_stays_unread(question: str, absent: str) -> None:
+def test_numbers_and_words_that_state_no_fact(question: str, absent: str) -> None:
     assert absent not in parse(question).fact_values()
