@@ -638,7 +638,8 @@ def _asked_not_asserted(q: str, span: Span, sentences: _Sentences, *,
     word insider").
     With `complement_only` the phrase must also follow "a/an/the/considered" directly ("Is
     the debtor a corporation?"), so that "Is a director an insider of a corporation?" still
-    says the debtor is a corporation."""
+    says the debtor is a corporation, and be no subject right after the verb: "Is the CFO of
+    our debtor an insider?" says the creditor is an officer."""
     s0, _ = sentences.bounds(span[0])
     if not q[s0:span[0]].strip() and _FRAGMENT_TAIL.match(q, span[1]):
         return True
