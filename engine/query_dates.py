@@ -102,7 +102,7 @@ DATE_RE = re.compile(  # every alternative starts a word: the lookahead skips ot
 
 # Cue patterns, applied to the clause text just before a date. Each ends at the date: the
 # greedy lead makes the match's keyword the *last* one in the window.
-_GAP = r"(?:[\s,:]+[\w'’$,.()§-]+){{0,{n}}}?[\s,:]*"
+_GAP = r"(?:[\s,:]+(?:\([^()]{{0,60}}\)|[\w'’$,.()§-]+)){{0,{n}}}?[\s,:]*"  # "(...)" is one word
 _CUES: tuple[tuple[str, re.Pattern[str]], ...] = (
     (
         "as_of",

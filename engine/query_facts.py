@@ -171,6 +171,11 @@ _YESNO_TAIL = re.compile(
     re.I,
 )
 _COMPLEMENT_LEAD = re.compile(r"\b(?:an?|the|considered|deemed|treated\s+as)\s+$", re.I)
+# a value a negation governs, in a list or not: "she isn't an employee, officer or shareholder"
+_NEGATED_LIST = re.compile(r"(?:\b(?:not|never|neither|nor)|n['’]t)\s+(?:an?\s+)?"
+                           r"(?:(?!but\b)[\w-]+,?\s+(?:or\s+|and\s+)?){0,4}$", re.I)
+_NEGATION_WORD = re.compile(r"(?:no|not|never|non|un)", re.I)  # a value said as a negation
+_JOINED = re.compile(r"\b(?:and|or|nor)\s+$", re.I)
 # the subject of the question, not its complement: "Is the CFO of our debtor an insider?"
 _SUBJECT_LEAD = re.compile(r"\s*(?:is|was|are|were)\s+(?:the|an?)\s+$", re.I)
 # a word named, not said of anyone: "the trustee keeps using the word insider"
@@ -179,10 +184,11 @@ _WORD_NAMED = re.compile(r"\b(?:word|term|label)\s+[\"'“‘]?$", re.I)
 _FRAGMENT_TAIL = re.compile(r"\s*(?:,?\s*or\s+not)?\s*\?", re.I)
 # a statement left open: "I haven't figured out whether her debts are mostly consumer or ...",
 # "we haven't looked into what's standard in the industry", "not sure if that counts as
-# regular income", "whether R. Delgado is an insider"
+# regular income", "whether R. Delgado is an insider", "says nothing about how it paid"
 _WHETHER_LEAD = re.compile(r"\b(?:whether|(?:looked\s+into|checked|know|figured\s+out|sure\s+"
                            r"(?:of|about))\s+what|(?:not\s+sure|unsure|wondering|knows?(?:\s+yet)?)"
-                           r"\s+if)\b(?:[^,;:.?]|\b[A-Z]\.){0,60}$", re.I)
+                           r"\s+if|(?:says|said)\s+nothing\s+about)\b(?:[^,;:.?]|\b[A-Z]\.){0,60}$",
+                           re.I)
 # a number offered as one of two: "could be last winter or two years ago"
 _EITHER_LEAD = re.compile(r"\b(?:could|might|may)\s+(?:have\s+)?be(?:en)?\b[^,;:.?]{0,40}\bor\s+$",
                           re.I)
@@ -437,6 +443,8 @@ class FactReader:
                     if ch.spec.type is FactType.BOOL:  # an enumeration's subject may be the
                         left_open[ch.spec.name] = None  # one asked about: "is the CFO ..."
                     continue
+                if ch.spec.type is FactType.ENUM and _negated(q, m, sentences):
+                    continue  # "she isn't an employee, officer or shareholder": no value
                 add(ch.spec, ch.values[int(m.lastgroup[1:])], m.span())
 
         date_words = _Keywords(q, c["date_keywords"])
@@ -630,6 +638,17 @@ def _derived(q: str, kept: list[QueryFact],
     return out, warnings
 
 
+def _negated(q: str, m: re.Match[str], sentences: _Sentences) -> bool:
+    """An enumeration's value that a negation before it governs ("she isn't an employee,
+    officer or shareholder"); a value itself said as a negation ("no connection", "not
+    related") only when it joins a negated list ("not married and not related")."""
+    lead = _NEGATED_LIST.search(q, max(sentences.bounds(m.start())[0], m.start() - 60),
+                                m.start())
+    if lead is None:
+        return False
+    return not _NEGATION_WORD.match(m.group()) or bool(_JOINED.search(lead.group()))
+
+
 def _asked_not_asserted(q: str, span: Span, sentences: _Sentences, *,
                         complement_only: bool = False) -> bool:
     """True when the phrase is the thing a yes/no question asks about ("Was X insolvent?",
@@ -648,7 +667,10 @@ def _asked_not_asserted(q: str, span: Span, sentences: _Sentences, *,
             or _WORD_NAMED.search(q, max(s0, span[0] - 12), span[0])):
         return True
     s0 = max(s0, span[0] - 200)
-    if not (_YESNO_LEAD.match(q, s0, span[0]) and _YESNO_TAIL.match(q, span[1])):
+    comma = q.rfind(",", s0, span[0])  # a question after a lead-in: "For the look-back, is she"
+    starts = {s0, comma + 1} if comma >= 0 else {s0}
+    if not (_YESNO_TAIL.match(q, span[1])
+            and any(_YESNO_LEAD.match(q, start, span[0]) for start in starts)):
         return False
     return not complement_only or (bool(_COMPLEMENT_LEAD.search(q, max(s0, span[0] - 30),
                                                                 span[0]))

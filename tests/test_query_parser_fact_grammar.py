@@ -819,6 +819,17 @@ def test_a_fragment_question_of_five_words_with_a_clause_asks() -> None:
          "on March 30, 2010.", "cash_advance_amount", 850),
         ("Debtor pulled $850 from an ATM on his credit card line on January 24, 2010 and filed "
          "on March 30, 2010.", "cash_advance_date", date(2010, 1, 24)),
+        ("My company paid off a $22k line of credit to our bank (no connection to us, just our "
+         "bank) on 3/2/21. We filed ch 11 on 6/1/21.", "transfer_date", date(2021, 3, 2)),
+        ("We lent $40,000 to a trucking outfit in a one-time deal when they were desperate.",
+         "ordinary_course_debt", False),
+        ("Acme Widgets LLC is the debtor. The creditor is Acme Holdings Inc., its parent. "
+         "Insider?", "relationship", "affiliate"),
+        ("The debtor corporation repaid a loan to the girlfriend of its CEO. She isn't an "
+         "employee, officer or shareholder. For the one-year insider look-back, is she an "
+         "insider of the company?", "relationship", "close_personal"),
+        ("I borrowed from an online lender. Never met anyone there, no connection at all. I'm "
+         "filing chapter 7. Is that lender an insider?", "relationship", "none"),
     ],
 )
 def test_phrasings_the_blind_sets_showed(question: str, name: str, value: object) -> None:
@@ -846,6 +857,11 @@ def test_phrasings_the_blind_sets_showed(question: str, name: str, value: object
         ("She is owed $8,000 in back pay, earned before the May 23, 2011 filing; she can't "
          "remember when: could be last winter or two years ago.",
          "days_wages_earned_before_filing"),
+        # asked after a lead-in, and an insider rule named as a noun
+        ("The debtor corporation repaid a loan to the girlfriend of its CEO. For the one-year "
+         "insider look-back, is she an insider of the company?", "creditor_is_insider"),
+        ("The debt arose in the ordinary course. The hypothetical says nothing about how this "
+         "debtor usually paid this creditor.", "ordinary_course_payment"),
     ],
 )
 def test_numbers_and_words_that_state_no_fact(question: str, absent: str) -> None:
