@@ -174,7 +174,8 @@ _COMPLEMENT_LEAD = re.compile(r"\b(?:an?|the|considered|deemed|treated\s+as)\s+$
 # a value a negation governs, in a list or not: "she isn't an employee, officer or shareholder"
 _NEGATED_LIST = re.compile(r"(?:\b(?:not|never|neither|nor)|n['’]t)\s+(?:an?\s+)?"
                            r"(?:(?!but\b)[\w-]+,?\s+(?:or\s+|and\s+)?){0,4}$", re.I)
-_NEGATION_WORD = re.compile(r"(?:no|not|never|non|un)", re.I)  # a value said as a negation
+# a value said as a negation: "no connection", "not related", "unrelated"
+_NEGATION_WORD = re.compile(r"(?:no|not|never|non)\b|un(?:related|affiliated)\b", re.I)
 _JOINED = re.compile(r"\b(?:and|or|nor)\s+$", re.I)
 # the subject of the question, not its complement: "Is the CFO of our debtor an insider?"
 _SUBJECT_LEAD = re.compile(r"\s*(?:is|was|are|were)\s+(?:the|an?)\s+$", re.I)
@@ -672,9 +673,9 @@ def _asked_not_asserted(q: str, span: Span, sentences: _Sentences, *,
     if not (_YESNO_TAIL.match(q, span[1])
             and any(_YESNO_LEAD.match(q, start, span[0]) for start in starts)):
         return False
-    return not complement_only or (bool(_COMPLEMENT_LEAD.search(q, max(s0, span[0] - 30),
-                                                                span[0]))
-                                   and not _SUBJECT_LEAD.fullmatch(q, s0, span[0]))
+    return not complement_only or (
+        bool(_COMPLEMENT_LEAD.search(q, max(s0, span[0] - 30), span[0]))
+        and not any(_SUBJECT_LEAD.fullmatch(q, start, span[0]) for start in starts))
 
 
 def amount_value(m: re.Match[str]) -> int | float:
