@@ -15,7 +15,7 @@ job ingests them). Then:
   top-1 equal and mean overlap of the top 10, counted over distinct texts (versions of a
   provision often share their text, and such ties may fall either way), and the min and mean
   cosine of each passage's two vectors;
-* ColBERT's document encoder: passages/s of each `COLBERT_BACKENDS` entry encoding the sample's
+* ColBERT's document encoder: passages/s of each `CHECKPOINT_BACKENDS` entry encoding the sample's
   distinct texts through colbert-ai's `docFromText` as indexing calls it (batches of
   `index_bsize`, each trimmed to its longest passage), timed in interleaved rounds, and its speed
   relative to torch's; the min and mean cosine of each token vector to torch's; and, for the dev
@@ -159,15 +159,14 @@ def bench_colbert_encoder(
         resolve_checkpoint,
         unpadded_doc_batches,
     )
-    from structfirst.ingest.colbert_onnx import doc_checkpoint_class
-    from structfirst.ingest.encoder_config import COLBERT_BACKENDS
+    from structfirst.ingest.colbert_onnx import CHECKPOINT_BACKENDS, doc_checkpoint_class
 
     config = EncoderConfig.resolve()
     checkpoint = str(resolve_checkpoint(config, out / "cache"))
     import_colbert()
     settings = colbert_settings(config)
     models = {b: doc_checkpoint_class(b)(checkpoint, colbert_config=settings, verbose=0)
-              for b in COLBERT_BACKENDS}
+              for b in CHECKPOINT_BACKENDS}
     texts = list(dict.fromkeys(d.contents for d in docs))
     seconds: dict[str, list[float]] = {b: [] for b in models}
     vectors: dict[str, list[Any]] = {}

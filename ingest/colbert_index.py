@@ -66,10 +66,13 @@ from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 from structfirst.ingest.colbert_extensions import BuildProcess, start_build
 from structfirst.ingest.colbert_onnx import doc_encoder_backend
 from structfirst.ingest.dense_index import default_cache_dir
+from structfirst.ingest.embedding_cache import EmbeddingCache, text_digest
 from structfirst.ingest.encoder_config import (
+    SHARED_COLBERT_BACKEND,
     EncoderConfig,
     model_fingerprint,
     packaged_minilm_dir,
@@ -77,6 +80,7 @@ from structfirst.ingest.encoder_config import (
 )
 from structfirst.ingest.index_builder import IndexableDoc
 from structfirst.ingest.progress import StepProgress
+from structfirst.ingest.shared_pass import SharedPass, serves_dense, shared_pass_indexing
 
 PLAID_DIR = "plaid"
 DOCIDS_FILE = "docids.json"
@@ -311,10 +315,19 @@ def _projection(hidden: int, dim: int) -> Any:
     return q.T.contiguous()  # [dim, hidden], orthonormal rows
 
 
+def _packaged_hidden_size() -> int:
+    return int(json.loads((packaged_minilm_dir() / "config.json").read_text())["hidden_size"])
+
+
+def derived_projection(config: EncoderConfig) -> Any:
+    """The linear layer of the checkpoint derived from the packaged MiniLM ([dim, hidden])."""
+    return _projection(_packaged_hidden_size(), config.colbert_dim)
+
+
 def default_checkpoint_key(config: EncoderConfig) -> str:
     """The cache directory name of the checkpoint derived from the packaged MiniLM."""
     base = packaged_minilm_dir()
-    hidden = json.loads((base / "config.json").read_text())["hidden_size"]
+    hidden = _packaged_hidden_size()
     kind = "identity" if config.colbert_dim == hidden else f"proj{config.colbert_dim}"
     settings = f"{config.colbert_dim}|{PROJECTION_SEED}|{config.doc_maxlen}|{config.query_maxlen}"
     return f"minilm-l6-{kind}-{model_fingerprint(base, settings)}"
@@ -339,7 +352,7 @@ def ensure_default_checkpoint(checkpoint_dir: Path, config: EncoderConfig) -> Pa
     finally:
         hf_logging.set_verbosity(verbosity)
     with torch.no_grad():
-        model.linear.weight.copy_(_projection(model.config.hidden_size, config.colbert_dim))
+        model.linear.weight.copy_(derived_projection(config))
     tmp = checkpoint_dir.with_name(f".{checkpoint_dir.name}.{uuid.uuid4().hex}.tmp")
     tmp.mkdir(parents=True)
     try:
@@ -434,7 +447,13 @@ class ColbertIndexBuilder:
                 shutil.rmtree(index_path)
             shutil.copytree(cached / PLAID_DIR, index_path)
             return {**json.loads((cached / BUILD_FIGURES).read_text()), "reused": key}
-        figures = self._index(passages, index_path, checkpoint)
+        sentences: dict[str, Any] = {}  # the shared pass's dense vectors, by passage
+        figures = self._index(passages, index_path, checkpoint, sentences)
+        if sentences and serves_dense(self.config):  # the dense builder finds them cached
+            texts = list(sentences)
+            EmbeddingCache(cache_dir, self.config.dense_model_key()).put_many(
+                [text_digest(text) for text in texts], np.stack([sentences[t] for t in texts]))
+            figures["dense_vectors_shared"] = len(texts)
         tmp = cache_dir / INDEX_CACHE / f".tmp-{key}-{uuid.uuid4().hex[:8]}"
         shutil.copytree(index_path, tmp / PLAID_DIR)
         (tmp / BUILD_FIGURES).write_text(json.dumps(figures))
@@ -444,7 +463,10 @@ class ColbertIndexBuilder:
             shutil.rmtree(tmp, ignore_errors=True)
         return {**figures, "key": key}
 
-    def _index(self, passages: list[str], index_path: Path, checkpoint: Path) -> dict[str, Any]:
+    def _index(self, passages: list[str], index_path: Path, checkpoint: Path,
+               sentences: dict[str, Any]) -> dict[str, Any]:
+        """Build the PLAID index; with the shared backend, `sentences` gets each passage's
+        dense vector from the same pass."""
         colbert = import_colbert()
         Run, RunConfig = colbert.infra.Run, colbert.infra.RunConfig  # noqa: N806
 
@@ -456,12 +478,25 @@ class ColbertIndexBuilder:
         # colbert-ai prints its progress (and the k-means residuals) on stdout: keep it in a log
         log_path = index_path.parent / "build.log"
         total = passages_to_encode(passages, self.config)
-        with COLBERT_RUN_LOCK, Run().context(run), unpadded_doc_batches(), \
-                doc_encoder_backend(self.config.colbert_backend), \
-                corpus_sized_kmeans(self.config), sample_encoded_once(), \
-                StepProgress("colbert: encoding", total, self.progress) as step, \
-                counted_doc_batches(step.advance), \
-                log_path.open("w") as log, contextlib.redirect_stdout(log):
+        shared = None
+        if self.config.colbert_backend == SHARED_COLBERT_BACKEND:
+            shared = SharedPass(derived_projection(self.config),
+                                default_checkpoint_key(self.config), self.config.doc_maxlen)
+        with contextlib.ExitStack() as stack:
+            stack.enter_context(COLBERT_RUN_LOCK)
+            stack.enter_context(Run().context(run))
+            step = stack.enter_context(StepProgress("colbert: encoding", total, self.progress))
+            if shared is None:
+                for patch in (unpadded_doc_batches(),
+                              doc_encoder_backend(self.config.colbert_backend),
+                              counted_doc_batches(step.advance)):
+                    stack.enter_context(patch)
+            else:
+                stack.enter_context(shared_pass_indexing(shared, step.advance, sentences))
+            stack.enter_context(corpus_sized_kmeans(self.config))
+            stack.enter_context(sample_encoded_once())  # after the encoder is chosen: wraps it
+            log = stack.enter_context(log_path.open("w"))
+            stack.enter_context(contextlib.redirect_stdout(log))
             indexer = colbert.Indexer(checkpoint=str(checkpoint), config=settings,
                                       verbose=self.verbose)
             indexer.index(name=PLAID_DIR, collection=passages, overwrite="force_silent_overwrite")

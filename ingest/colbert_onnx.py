@@ -38,6 +38,9 @@ from structfirst.ingest.onnx_encoder import (
 
 DOC_INPUTS = ["input_ids", "attention_mask"]  # colbert-ai calls BERT without token_type_ids
 ONNX_BACKENDS = ("onnx", "onnx-int8")
+# the backends that encode documents through a colbert-ai Checkpoint ("shared-onnx-int8" does
+# not: structfirst.ingest.shared_pass)
+CHECKPOINT_BACKENDS = ("torch", *ONNX_BACKENDS)
 
 
 def doc_encoder_path(checkpoint: Path, backend: ColbertBackend) -> Path:
@@ -72,7 +75,7 @@ def export_doc_encoder(checkpoint: Any, checkpoint_dir: Path, backend: ColbertBa
             ["an example passage", "a second, longer example passage"]
         )
         export_module(_bert_then_linear(checkpoint.model), tuple(sample), DOC_INPUTS,
-                      {0: "batch", 1: "tokens"}, out, int8=backend == "onnx-int8")
+                      {"output": {0: "batch", 1: "tokens"}}, out, int8=backend == "onnx-int8")
 
     return write_export(doc_encoder_path(checkpoint_dir, backend), write,
                         f"the ColBERT document encoder of {checkpoint_dir} ({backend})")

@@ -19,9 +19,11 @@ variables, then the defaults.
 - `STRUCTFIRST_COLBERT_BACKEND`: what runs ColBERT's document encoder at ingest
   (`COLBERT_BACKENDS`): "torch" (colbert-ai's checkpoint as loaded), "onnx" (BERT and the
   linear projection of the same checkpoint as an onnxruntime export, see
-  `structfirst.ingest.colbert_onnx`) or "onnx-int8" (that export with int8 weights, the
-  default). Queries are always encoded by torch. The backend is part of the ColBERT build key
-  and recorded with the index.
+  `structfirst.ingest.colbert_onnx`), "onnx-int8" (that export with int8 weights, the default
+  for a configured checkpoint) or "shared-onnx-int8" (the default, for the checkpoint derived
+  from the packaged MiniLM only: one int8 MiniLM pass per passage gives ColBERT's document
+  vectors and the dense plane's, see `structfirst.ingest.shared_pass`). Queries are always
+  encoded by torch. The backend is part of the ColBERT build key and recorded with the index.
 
 A configured path that does not exist raises `EncoderNotFoundError` naming the path and the
 setting it came from.
@@ -41,13 +43,18 @@ DenseBackend = Literal["torch", "torch-int8", "onnx", "onnx-int8"]
 DENSE_BACKENDS: tuple[DenseBackend, ...] = ("torch", "torch-int8", "onnx", "onnx-int8")
 # onnx-int8: 2.8x torch's passages/s, dev dense-only nDCG@10 +0.016 [-0.008, +0.040] (docs/scale.md)
 DEFAULT_DENSE_BACKEND: DenseBackend = "onnx-int8"
-ColbertBackend = Literal["torch", "onnx", "onnx-int8"]
-COLBERT_BACKENDS: tuple[ColbertBackend, ...] = ("torch", "onnx", "onnx-int8")
+ColbertBackend = Literal["torch", "onnx", "onnx-int8", "shared-onnx-int8"]
+COLBERT_BACKENDS: tuple[ColbertBackend, ...] = ("torch", "onnx", "onnx-int8", "shared-onnx-int8")
 # onnx: 2.3x torch's passages/s, token vectors and dev MaxSim orders as torch's; onnx-int8: 3.9x,
 # its dev top-10 overlap with torch's MaxSim order over a sample is 0.87 (eval/bench_encode.py),
 # and the rankings that reach a user are the same: dev nDCG@10 of `full` +0.003 [-0.007, +0.016],
-# of H4 -0.005 [-0.017, +0.001] against onnx (docs/scale.md)
-DEFAULT_COLBERT_BACKEND: ColbertBackend = "onnx-int8"
+# of H4 -0.005 [-0.017, +0.001] against onnx (docs/scale.md). The default for a configured
+# checkpoint.
+CHECKPOINT_COLBERT_BACKEND: ColbertBackend = "onnx-int8"
+# shared-onnx-int8: the derived checkpoint only; one MiniLM pass serves ColBERT and the dense
+# plane (structfirst.ingest.shared_pass): the main job's ingest 326 -> 234 s, dev nDCG@10 of H5
+# -0.000 [-0.019, +0.018] against onnx-int8 (docs/scale.md). The default without a checkpoint.
+SHARED_COLBERT_BACKEND: ColbertBackend = "shared-onnx-int8"
 
 ENV_DENSE_MODEL = "STRUCTFIRST_DENSE_MODEL"
 ENV_BGE_M3_PATH = "STRUCTFIRST_BGE_M3_PATH"
@@ -153,7 +160,7 @@ class EncoderConfig:
     partitions_per_sqrt: float | None = 4.0  # partitions: 2^round(log2(this * sqrt(vectors)))
     kmeans_sample_per_sqrt: float | None = 4.0  # passages sampled for k-means: this sqrt(120 N)
     dense_backend: DenseBackend = DEFAULT_DENSE_BACKEND  # what runs the dense encoder
-    colbert_backend: ColbertBackend = DEFAULT_COLBERT_BACKEND  # ColBERT's document encoder
+    colbert_backend: ColbertBackend = SHARED_COLBERT_BACKEND  # ColBERT's document encoder
 
     @classmethod
     def resolve(
@@ -193,7 +200,9 @@ class EncoderConfig:
         base = cls(dense_model=model, dense_kind=kind, pooling=_pooling_of(model),
                    colbert_checkpoint=checkpoint,
                    dense_backend=env_dense_backend() or DEFAULT_DENSE_BACKEND,
-                   colbert_backend=env_colbert_backend() or DEFAULT_COLBERT_BACKEND)
+                   colbert_backend=env_colbert_backend() or (
+                       SHARED_COLBERT_BACKEND if checkpoint is None
+                       else CHECKPOINT_COLBERT_BACKEND))
         if kind == "bge-m3":
             base = replace(base, pooling="cls", max_length=512)
         config = replace(base, **overrides)
@@ -203,6 +212,9 @@ class EncoderConfig:
         if config.colbert_backend not in COLBERT_BACKENDS:
             raise ValueError(f"colbert backend {config.colbert_backend!r} is not one of "
                              f"{', '.join(COLBERT_BACKENDS)}")
+        if config.colbert_backend == SHARED_COLBERT_BACKEND and config.colbert_checkpoint:
+            raise ValueError(f"colbert backend {SHARED_COLBERT_BACKEND!r} runs the checkpoint "
+                             f"derived from the packaged MiniLM, not {config.colbert_checkpoint}")
         return config
 
     def dense_model_key(self) -> str:

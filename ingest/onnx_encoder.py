@@ -47,8 +47,20 @@ def onnx_model_path(config: EncoderConfig) -> Path:
     return onnx_cache_root() / "onnx" / config.dense_model_key() / MODEL_FILE
 
 
+def pooled_normalized(hidden: Any, attention_mask: Any, pooling: str) -> Any:
+    """The sentence vector of token states `hidden`: `pooling` ("mean" or "cls"), L2-normalized."""
+    import torch
+
+    if pooling == "cls":
+        pooled = hidden[:, 0]
+    else:
+        mask = attention_mask.unsqueeze(-1).to(hidden.dtype)
+        pooled = (hidden * mask).sum(1) / mask.sum(1).clamp(min=1e-9)
+    return torch.nn.functional.normalize(pooled, dim=-1)
+
+
 def _pooled_module(model: Any, pooling: str) -> Any:
-    """`model` followed by `pooling` ("mean" or "cls") and L2 normalization, as one module."""
+    """`model` followed by `pooled_normalized`, as one module."""
     import torch
 
     class Pooled(torch.nn.Module):
@@ -59,21 +71,16 @@ def _pooled_module(model: Any, pooling: str) -> Any:
         def forward(self, input_ids: Any, attention_mask: Any, token_type_ids: Any) -> Any:
             hidden = self.model(input_ids=input_ids, attention_mask=attention_mask,
                                 token_type_ids=token_type_ids).last_hidden_state
-            if pooling == "cls":
-                pooled = hidden[:, 0]
-            else:
-                mask = attention_mask.unsqueeze(-1).to(hidden.dtype)
-                pooled = (hidden * mask).sum(1) / mask.sum(1).clamp(min=1e-9)
-            return torch.nn.functional.normalize(pooled, dim=-1)
+            return pooled_normalized(hidden, attention_mask, pooling)
 
     return Pooled().eval()
 
 
 def export_module(module: Any, sample: tuple[Any, ...], input_names: list[str],
-                  output_axes: dict[int, str], out: Path, int8: bool) -> None:
-    """Trace `module` on `sample` into `out` (batch and token axes dynamic on every input, the
-    output's as `output_axes` names them); with `int8`, its MatMul weights quantized to int8 per
-    output channel."""
+                  outputs: dict[str, dict[int, str]], out: Path, int8: bool) -> None:
+    """Trace `module` on `sample` into `out` (batch and token axes dynamic on every input, each
+    output's as `outputs` names them, in the module's order); with `int8`, its MatMul weights
+    quantized to int8 per output channel."""
     import torch
     from onnxruntime.quantization import QuantType, quantize_dynamic
 
@@ -82,8 +89,8 @@ def export_module(module: Any, sample: tuple[Any, ...], input_names: list[str],
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # the TorchScript exporter's deprecation and trace notes
         torch.onnx.export(
-            module, sample, str(raw), input_names=input_names, output_names=["output"],
-            dynamic_axes={**axes, "output": output_axes}, opset_version=OPSET, dynamo=False,
+            module, sample, str(raw), input_names=input_names, output_names=list(outputs),
+            dynamic_axes={**axes, **outputs}, opset_version=OPSET, dynamo=False,
         )
     if int8:
         # per channel: per-tensor scales gave a min cosine of 0.86 to torch's vectors, this 0.98
@@ -100,7 +107,7 @@ def _export(config: EncoderConfig, out: Path) -> None:
         return_tensors="pt",
     )
     export_module(_pooled_module(model, config.pooling), tuple(sample[name] for name in INPUTS),
-                  list(INPUTS), {0: "batch"}, out, config.dense_backend == "onnx-int8")
+                  list(INPUTS), {"output": {0: "batch"}}, out, config.dense_backend == "onnx-int8")
 
 
 def write_export(path: Path, write: Callable[[Path], None], what: str) -> Path:

@@ -57,12 +57,13 @@ PARSERS: dict[str, tuple[str, str]] = {
     "pdf": ("structfirst.ingest.pdf_source", "parse_pdf"),
     "jsonl": ("structfirst.ingest.jsonl_source", "parse_jsonl"),
 }
-# the index builders, by name: (module, name); the first is built by default, the others
-# unless `dense=False` (and ColBERT unless `colbert=False`)
+# the index builders, by name: (module, name), in build order; the first is built by default,
+# the others unless `dense=False` (and ColBERT unless `colbert=False`). ColBERT comes before
+# dense: with its shared backend, its pass leaves the dense vectors in the shared cache
 BUILDERS: dict[str, str] = {
     "lucene": "structfirst.ingest.lucene_index",
-    "dense": "structfirst.ingest.dense_index",
     "colbert": "structfirst.ingest.colbert_index",
+    "dense": "structfirst.ingest.dense_index",
 }
 LEXICAL_BUILDERS = ("lucene",)
 CACHE_DIR = "cache"  # <index_dir>/cache: encoder caches shared across snapshots

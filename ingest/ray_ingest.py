@@ -12,7 +12,10 @@
   whole batches (`ENCODE_CHUNK` passages or more) in order, so every passage is encoded in the
   batch it has in one process and the vectors are the same.
 
-Everything after (versions, store, graph, Lucene, FAISS, ColBERT) runs in the driver. Sources and
+Everything after (versions, store, graph, Lucene, FAISS, ColBERT) runs in the driver. With
+ColBERT's default backend (`shared_pass`) the driver's ColBERT pass also leaves every dense
+vector in the cache, so the actors encode only when ColBERT is off (`--no-colbert`) or runs
+another backend. Sources and
 the index directory must be readable at the same paths on every node (a shared file system), and
 structfirst installed there. `connect` is the one place Ray is started or joined (the batch runner
 uses it too).

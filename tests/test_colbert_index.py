@@ -8,6 +8,7 @@ from dataclasses import replace
 from datetime import date
 from pathlib import Path
 
+import numpy as np
 import pytest
 import torch
 from legal_passages import (
@@ -25,6 +26,8 @@ from structfirst.ingest.colbert_index import (
     META_FILE,
     ColbertIndexBuilder,
     colbert_settings,
+    default_checkpoint_key,
+    derived_projection,
     import_colbert,
     kmeans_sample_size,
     partition_count,
@@ -32,16 +35,28 @@ from structfirst.ingest.colbert_index import (
     unpadded_doc_batches,
 )
 from structfirst.ingest.colbert_onnx import doc_checkpoint_class
-from structfirst.ingest.encoder_config import EncoderConfig
+from structfirst.ingest.encoder_config import SHARED_COLBERT_BACKEND, EncoderConfig
+from structfirst.ingest.shared_pass import SharedPass
+
+
+def _build(index_dir: Path, config: EncoderConfig) -> dict:
+    colbert_dir = index_dir / "snap-1" / "colbert"
+    figures = ColbertIndexBuilder(config).build(legal_docs(), colbert_dir)
+    return {"index_dir": index_dir, "dir": colbert_dir, "figures": figures,
+            "plane": ColbertPlane(colbert_dir, config)}
 
 
 @pytest.fixture(scope="module")
 def built(tmp_path_factory: pytest.TempPathFactory, one_thread: None) -> dict:
-    index_dir = tmp_path_factory.mktemp("index")
-    colbert_dir = index_dir / "snap-1" / "colbert"
-    figures = ColbertIndexBuilder(EncoderConfig.resolve()).build(legal_docs(), colbert_dir)
-    return {"index_dir": index_dir, "dir": colbert_dir, "figures": figures,
-            "plane": ColbertPlane(colbert_dir)}
+    """A build under the default configuration (the shared MiniLM pass)."""
+    return _build(tmp_path_factory.mktemp("index"), EncoderConfig.resolve())
+
+
+@pytest.fixture(scope="module")
+def built_by_checkpoint(tmp_path_factory: pytest.TempPathFactory, one_thread: None) -> dict:
+    """A build whose documents go through colbert-ai's Checkpoint (backend onnx-int8)."""
+    config = EncoderConfig.resolve(colbert_backend="onnx-int8")
+    return _build(tmp_path_factory.mktemp("index"), config)
 
 
 def test_build_writes_a_plaid_index(built: dict) -> None:
@@ -49,7 +64,7 @@ def test_build_writes_a_plaid_index(built: dict) -> None:
     assert figures["docs"] == len(legal_docs()) and figures["embeddings"] > figures["docs"]
     meta = json.loads((built["dir"] / META_FILE).read_text())
     assert meta["default_checkpoint"] and not Path(meta["checkpoint"]).is_absolute()
-    assert meta["encoder"]["colbert_backend"] == figures["backend"] == "onnx-int8"  # default
+    assert meta["encoder"]["colbert_backend"] == figures["backend"] == SHARED_COLBERT_BACKEND
     checkpoint = (built["dir"] / meta["checkpoint"]).resolve()
     assert checkpoint.parent == built["index_dir"] / "cache" / "colbert"
     assert (checkpoint / "artifact.metadata").is_file()
@@ -74,23 +89,41 @@ def test_unpadded_doc_batches_leave_the_vectors_as_they_were(built: dict) -> Non
     assert torch.allclose(trimmed, padded, atol=1e-5)
 
 
-def test_each_passage_is_encoded_once(built: dict) -> None:
+BUILDS = ["built", "built_by_checkpoint"]
+
+
+@pytest.mark.parametrize("build", BUILDS)
+def test_each_passage_is_encoded_once(build: str, request: pytest.FixtureRequest) -> None:
     # the fixture is small enough that k-means samples every passage: the index pass encodes
     # none of them again, it takes the sample's vectors
+    built = request.getfixturevalue(build)
     docs = legal_docs()
     assert built["figures"]["kmeans_sample"] == len(docs)
     assert built["figures"]["passages_encoded"] == len(docs) == passages_to_encode(
         [d.contents for d in docs], EncoderConfig.resolve())
 
 
-def test_the_index_holds_one_encoding_pass_of_every_passage(built: dict) -> None:
-    searcher = built["plane"].searcher
-    texts = [doc.contents for doc in legal_docs()]
+def _build_encoding(built: dict, texts: list[str]) -> tuple[torch.Tensor, list[int]]:
+    """`texts` encoded as the build encoded its documents."""
     meta = json.loads((built["dir"] / META_FILE).read_text())
-    encoder = doc_checkpoint_class(meta["encoder"]["colbert_backend"])(  # the build's encoder
+    config = EncoderConfig.resolve(colbert_backend=meta["encoder"]["colbert_backend"])
+    if config.colbert_backend == SHARED_COLBERT_BACKEND:
+        shared = SharedPass(derived_projection(config), default_checkpoint_key(config),
+                            config.doc_maxlen)
+        _, tokens = shared.encode(texts)
+        return torch.from_numpy(np.concatenate(tokens)), [len(t) for t in tokens]
+    encoder = doc_checkpoint_class(config.colbert_backend)(
         str((built["dir"] / meta["checkpoint"]).resolve()),
-        colbert_config=colbert_settings(EncoderConfig.resolve()), verbose=0)
-    vectors, lengths = encoder.docFromText(texts, bsize=8, keep_dims="flatten")
+        colbert_config=colbert_settings(config), verbose=0)
+    return encoder.docFromText(texts, bsize=8, keep_dims="flatten")
+
+
+@pytest.mark.parametrize("build", BUILDS)
+def test_the_index_holds_one_encoding_pass_of_every_passage(
+        build: str, request: pytest.FixtureRequest) -> None:
+    built = request.getfixturevalue(build)
+    searcher = built["plane"].searcher
+    vectors, lengths = _build_encoding(built, [doc.contents for doc in legal_docs()])
     stored = searcher.ranker.embeddings.codes[: sum(lengths)]  # colbert-ai pads the end
     assert searcher.ranker.doclens.tolist() == lengths
     codes = searcher.ranker.codec.compress_into_codes(vectors.half(), out_device="cpu")

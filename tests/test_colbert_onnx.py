@@ -14,7 +14,11 @@ from structfirst.ingest.colbert_index import (
     import_colbert,
     resolve_checkpoint,
 )
-from structfirst.ingest.colbert_onnx import doc_checkpoint_class, doc_encoder_path
+from structfirst.ingest.colbert_onnx import (
+    CHECKPOINT_BACKENDS,
+    doc_checkpoint_class,
+    doc_encoder_path,
+)
 from structfirst.ingest.encoder_config import (
     COLBERT_BACKENDS,
     ENV_COLBERT_BACKEND,
@@ -49,7 +53,7 @@ def _load(backend: str, checkpoint_dir: Path) -> Any:
 def doc_vectors(checkpoint_dir: Path, one_thread: None) -> dict[str, tuple[Any, list[int]]]:
     texts = [doc.contents for doc in legal_docs()]
     return {b: _load(b, checkpoint_dir).docFromText(texts, bsize=8, keep_dims="flatten")
-            for b in COLBERT_BACKENDS}
+            for b in CHECKPOINT_BACKENDS}
 
 
 def test_onnx_doc_vectors_stay_within_their_bounds(doc_vectors: dict) -> None:
