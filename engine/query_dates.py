@@ -15,7 +15,9 @@ Formats read (month names may be abbreviated, with or without a period; ordinals
   "June 14" without a year                           -> a day, in the one year the question
   names ("Back in '97 I filed on June 14", "on April 8th ... filed May 8, 2019"); no date when
   it names none or several; "June 14 of that year" -> in the year of the date before it.
-  A holiday on a fixed day ("New Year's Day 2021", "Halloween 2016", "Valentine's Day")
+  A holiday on a fixed day ("New Year's Day 2021", "Halloween 2016", "Valentine's Day") or a
+  federal holiday on a weekday of its month ("Labor Day 2024", "Thanksgiving"), or the weekday
+  just after or before one ("the Tuesday after Memorial Day that year")
                                                      -> that day, a year as for "June 14".
 A two-digit year is the one of the 1900s or 2000s no later than a year after `today`.
   "today", "as of now", "right now", "the current version/law/threshold/..." -> `today`
@@ -51,6 +53,7 @@ from dataclasses import dataclass
 from datetime import date, timedelta
 
 from structfirst.ingest.uscode import MONTHS
+from structfirst.rules.functions import weekday_holiday
 
 Span = tuple[int, int]
 
@@ -70,8 +73,14 @@ _ORD = r"(?:st|nd|rd|th)?"
 _HOLIDAYS = {"new years day": (1, 1), "valentines day": (2, 14), "independence day": (7, 4),
             "fourth of july": (7, 4), "halloween": (10, 31), "christmas eve": (12, 24),
             "christmas day": (12, 25), "christmas": (12, 25), "new years eve": (12, 31)}
+# other names of the holidays on a weekday of their month (`rules.functions.WEEKDAY_HOLIDAYS`)
+_HOLIDAY_ALIASES = {"martin luther king jr day": "martin luther king day",
+                    "mlk day": "martin luther king day", "thanksgiving": "thanksgiving day"}
 _HOLIDAY = (r"(?:new\s+year['’]?s\s+(?:day|eve)|valentine['’]?s\s+day|independence\s+day|"
-            r"(?:the\s+)?fourth\s+of\s+july|halloween|christmas(?:\s+(?:day|eve))?)")
+            r"(?:the\s+)?fourth\s+of\s+july|halloween|christmas(?:\s+(?:day|eve))?|"
+            r"(?:martin\s+luther\s+king(?:,?\s+jr\.?)?|mlk)\s+day|presidents['’]?\s+day|"
+            r"memorial\s+day|labou?r\s+day|columbus\s+day|thanksgiving(?:\s+day)?)")
+_WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 _YEAR_CUE = (
     r"(?:\b(?:in|during|as\s+of|since|before|after|until|through|by|from|prior\s+to|"
     r"effective)\s+(?:(?:the\s+)?(?:calendar\s+|fiscal\s+)?year\s+)?)"
@@ -94,7 +103,9 @@ DATE_RE = re.compile(  # every alternative starts a word: the lookahead skips ot
         (?=\s+(?:chapter|ch\.?\s*\d|bankruptcy|case|petition|filing)\b))
   | (?P<md>\b(?P<md_m>{_MON})\.?\s+(?P<md_d>\d{{1,2}}){_ORD}\b(?![,.]?\s*\d|/)
         (?P<md_that>,?\s+(?:of\s+)?(?:that|the\s+same|that\s+same)\s+year\b)?)
-  | (?P<hol>\b(?P<hol_n>{_HOLIDAY})(?:,?\s+(?:of\s+)?(?P<hol_y>\d{{4}}))?\b)
+  | (?P<hol>\b(?:(?:the\s+)?(?P<hol_wd>{"|".join(_WEEKDAYS)})\s+(?P<hol_rel>after|before)\s+)?
+        (?P<hol_n>{_HOLIDAY})(?:,?\s+(?:of\s+)?(?P<hol_y>\d{{4}})
+        |(?P<hol_that>,?\s+(?:of\s+)?(?:that|the\s+same|that\s+same)\s+year))?\b)
   | (?P<today>\b(?:today|now|current)\b)
     )""",
     re.I | re.X,
@@ -212,6 +223,21 @@ def _named_year(question: str, today: date) -> int | None:
     return years.pop() if len(years) == 1 else None
 
 
+def _holiday_day(year: int, name: str, weekday: str | None, relation: str | None) -> date:
+    """The day of holiday `name` in `year`, or the `weekday` just after/before it."""
+    key = " ".join(re.sub(r"['’.,]", "", name.lower()).replace("labour", "labor").split())
+    key = key.removeprefix("the ")
+    day = (date(year, *_HOLIDAYS[key]) if key in _HOLIDAYS
+           else weekday_holiday(year, _HOLIDAY_ALIASES.get(key, key)))
+    if weekday is None:
+        return day
+    step = timedelta(days=-1 if (relation or "").lower() == "before" else 1)
+    day += step
+    while day.weekday() != _WEEKDAYS.index(weekday.lower()):
+        day += step
+    return day
+
+
 def _make(y: int, m: int, d: int, text: str, span: Span) -> date:
     try:
         return date(y, m, d)
@@ -291,12 +317,16 @@ def find_dates(question: str, today: date) -> list[DateMention]:
             gran = "day"
         elif m.group("hol"):
             year = _named_year(question, today) if year is None else year
+            dated = [o for o in out if o.granularity != "today"] if m["hol_that"] else []
+            if dated:  # "the Tuesday after Memorial Day that year"
+                year = dated[-1].value.year
             if not (m["hol_y"] or year):
                 continue
             grp = "hol"
             y = int(m["hol_y"]) if m["hol_y"] else year
-            mo, d = _HOLIDAYS[" ".join(re.sub(r"['’]", "", m["hol_n"].lower()).split())
-                             .removeprefix("the ")]
+            # "the Sunday before New Year's Day 2020" is a day of 2019
+            holiday = _holiday_day(y, m["hol_n"], m["hol_wd"], m["hol_rel"])
+            y, mo, d = holiday.year, holiday.month, holiday.day
             gran = "day"
         else:
             grp = "today"

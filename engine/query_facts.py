@@ -18,7 +18,9 @@ fact is left open, and no other reader fills it.
   amount the declared `less` words follow ("$15,000 of that is covered by a lien") is taken
   off the fact's amount (one the words before also state as the fact, "a bank owed $40,000
   fully secured", counts for nothing); the amounts of a fact the statute aggregates
-  (declared `total` words) are summed, unless the words around one state it as the total.
+  (declared `total` words) are summed, unless the words around one state it as the total,
+  and left open when the question says a part is unknown (declared `unknown_part` words: "I
+  don't know what the other two are owed").
 - durations: "N days/weeks/months/years before the petition / the order for relief / filing /
   Greg filed / that", "N days earlier/prior", "N days before." (the filing said before, unless
   a duration of the same fact names its anchor, "paid 200 days before I filed ... lent two
@@ -75,6 +77,12 @@ _RULE_LEAD = re.compile(r"\b(?:need|needs|require|requires|required|must\s+(?:ha
 _BOUND_AFTER = re.compile(r"\s*(?:or\s+(?:more|less|fewer|greater|over|under|longer|so)|\+)", re.I)
 
 _WORD_NUM = NUM.replace(r"\d{1,3}(?:,\d{3})+|\d+|", "")  # {NUM} in words only
+# verbs after which a number in thousands is money ("paid 9,100", "paid us 12,500")
+_MONEY_VERBS = ("paid", "owed", "owes", "lent", "charged", "spent", "repaid")
+# nouns that a number in words counts rather than prices
+_COUNTED = (r"(?:people|persons|creditors|customers|clients|employees|workers|members|"
+            r"shares|units|miles|acres|pages|words|votes|residents|accounts|items|copies|"
+            r"hours|days|weeks|months|years|times|users|visitors)\b")
 AMOUNT_RE = re.compile(
     r"(?<![\w$])(?:\$|USD\s?)\s?(?P<num>\d{1,3}(?:,\d{3})+|\d+)(?P<dec>\.\d{1,2})?"
     r"(?:\s*(?P<mult>k|thousand|grand|million|mm|m|billion|bn)\b)?"
@@ -85,7 +93,17 @@ AMOUNT_RE = re.compile(
     rf"|(?<![\w$-])(?P<words>{_WORD_NUM})(?:(?:\s+(?P<mult3>thousand|million|billion)"
     rf"(?:,?\s+(?:and\s+)?(?P<rest>{_WORD_NUM}))?)?\s+dollars|\s+(?P<grand>grand))\b"
     # "8.5k", "18.6K", "12 grand" without a dollar sign (not "401k")
-    r"|(?<![\w$.,])(?!401k)(?P<num4>\d{1,3})(?P<dec4>\.\d{1,2})?(?P<mult4>k|\s+grand)\b",
+    r"|(?<![\w$.,])(?!401k)(?P<num4>\d{1,3})(?P<dec4>\.\d{1,2})?(?P<mult4>k|\s+grand)\b"
+    # "owes six hundred thousand unsecured", "one and a half million secured": thousands in
+    # words are money unless a counted noun follows ("forty thousand customers")
+    rf"|(?<![\w$-])(?P<words6>{_WORD_NUM})(?P<half>\s+and\s+a\s+half)?\s+"
+    rf"(?P<mult6>thousand|million|billion)(?:,?\s+(?:and\s+)?(?P<rest6>{_WORD_NUM}))?\b"
+    r"(?!\s+(?:[\w-]+\s+)?" + _COUNTED + r")"
+    # "we got paid 9,100 on an old invoice", "paid us 12,500": a number in thousands after a
+    # verb of money
+    r"|(?:" + "|".join(rf"(?<=\b{verb}\s{whom})" for verb in _MONEY_VERBS
+                       for whom in ("", "us\\s", "me\\s", "him\\s", "her\\s", "them\\s"))
+    + r")(?P<num5>\d{1,3}(?:,\d{3})+)(?P<dec5>\.\d{2})?\b(?![/-]\d)",
     re.I,
 )
 # where an amount may start: the words before an amount reach it ("wages of thirteen ...";
@@ -93,7 +111,8 @@ AMOUNT_RE = re.compile(
 _AMOUNT_START = (r"(?=\$|USD|(?<![\w$.,])\d(?!\d*[/-]\d)|(?<![\w$-])(?<!thousand\s)"
                  r"(?<!thousand,\s)(?:"
                  + _WORD_NUM + r")\s+(?:(?:(?:thousand|million|billion)(?:,?\s+(?:and\s+)?(?:"
-                 + _WORD_NUM + r"))?\s+)?dollars|grand)\b)")
+                 + _WORD_NUM + r"))?\s+)?dollars|grand|(?:and\s+a\s+half\s+)?"
+                 r"(?:thousand|million|billion))\b)")
 # words between the words before an amount and the amount: "the claim is exactly $13,650",
 # "unsecured about $200,000" (a hedged amount)
 _AMOUNT_FILLER = (r"(?:(?:exactly|precisely|just|only|a\s+total\s+of|in\s+total|about|"
@@ -167,7 +186,7 @@ _YESNO_LEAD = re.compile(
 )
 _YESNO_TAIL = re.compile(
     r"\s*(?:,?\s*or\s+not\b\s*)?(?:(?:of|under|for|to|within|as|when|at|in|with|by|because|"
-    r"given|and)\b[^?]{0,120})?\?",
+    r"given|and|so|if|which|meaning)\b[^?]{0,120})?\?",
     re.I,
 )
 _COMPLEMENT_LEAD = re.compile(r"\b(?:an?|the|considered|deemed|treated\s+as)\s+$", re.I)
@@ -187,7 +206,7 @@ _FRAGMENT_TAIL = re.compile(r"\s*(?:,?\s*or\s+not)?\s*\?", re.I)
 # "we haven't looked into what's standard in the industry", "not sure if that counts as
 # regular income", "whether R. Delgado is an insider", "says nothing about how it paid"
 _WHETHER_LEAD = re.compile(r"\b(?:whether|(?:looked\s+into|checked|know|figured\s+out|sure\s+"
-                           r"(?:of|about))\s+what|(?:not\s+sure|unsure|wondering|knows?(?:\s+yet)?)"
+                           r"(?:of|about)|no\s+idea(?:\s+yet)?)\s+what|(?:not\s+sure|unsure|wondering|knows?(?:\s+yet)?)"
                            r"\s+if|(?:says|said)\s+nothing\s+about)\b(?:[^,;:.?]|\b[A-Z]\.){0,60}$",
                            re.I)
 # a number offered as one of two: "could be last winter or two years ago"
@@ -285,6 +304,7 @@ class FactReader:
         choices, after, before, counts, keywords, date_keywords = [], [], [], [], [], []
         less: list[tuple[FactSpec, re.Pattern[str]]] = []
         totals: dict[str, re.Pattern[str]] = {}
+        unknown_parts: dict[str, re.Pattern[str]] = {}
         default_duration, date_roles, derived = None, {}, []
         for spec in self.vocabulary.values():
             if spec.of is not None:  # an attribute of listed entities, not a fact of the case
@@ -308,6 +328,9 @@ class FactReader:
                 if st.get("total"):
                     totals[spec.name] = re.compile(
                         "|".join(expand_pattern(p) for p in st["total"]), re.I)
+                if st.get("unknown_part"):
+                    unknown_parts[spec.name] = re.compile(
+                        "|".join(expand_pattern(p) for p in st["unknown_part"]), re.I)
                 before += [(spec, re.compile("(?:" + expand_pattern(p) + r")\s*" + _AMOUNT_FILLER
                                              + _AMOUNT_START, re.I)) for p in st.get("before", ())]
             elif spec.type is FactType.COUNT and st.get("patterns"):
@@ -330,7 +353,7 @@ class FactReader:
                           "amount_hints": amount_hints, "before": before,
                           "counts": counts, "keywords": keywords, "default": default_duration,
                           "dates": date_roles, "date_keywords": date_keywords,
-                          "derived": derived, "totals": totals}
+                          "derived": derived, "totals": totals, "unknown_parts": unknown_parts}
         return self._compiled
 
     def transform(self, q: str, dates: list[DateMention], excluded: list[Span],
@@ -467,6 +490,10 @@ class FactReader:
         spans = [m.span() for m in every_amount]
         for name, rx in c["totals"].items():
             found = _total_of_parts(q, found, name, rx, sentences, spans)
+        for name, rx in c["unknown_parts"].items():  # "I don't know what the others are owed"
+            if rx.search(q):
+                found = [f for f in found if f.name != name]
+                left_open[name] = None
         kept, warnings = _one_value_each(found)
         kept = [_less(q, f, deducted[f.name]) if f.name in deducted else f for f in kept]
         kept, more = _derived(q, kept, c["derived"])
@@ -685,12 +712,17 @@ def amount_value(m: re.Match[str]) -> int | float:
         num, dec, mult = m["num2"], m["dec2"], m["mult2"]
     elif m["num4"]:
         num, dec, mult = m["num4"], m["dec4"], m["mult4"]
+    elif m["num5"]:
+        num, dec, mult = m["num5"], m["dec5"], None
+    elif m["words6"]:
+        num, mult = str(number_value(m["words6"])), m["mult6"]
+        dec = ".5" if m["half"] else None
     else:
         num, dec, mult = str(number_value(m["words"])), None, m["mult3"] or m["grand"]
     value = float(num.replace(",", "") + (dec or ""))
     if mult:
         value *= _MULT[mult.strip().lower()]
-    if m["rest"]:  # "eight thousand five hundred"
-        value += number_value(m["rest"])
+    if m["rest"] or m["rest6"]:  # "eight thousand five hundred"
+        value += number_value(m["rest"] or m["rest6"])
     value = round(value, 2)
     return int(value) if value == int(value) else value

@@ -206,7 +206,7 @@ _KEYS = {"type", "unit", "meaning", "source", "values", "derived", "assume", "st
          "entity"}
 _ENTITY_KEYS = {"meaning", "source", "closed"}
 _STATED_KEYS = {"hints", "values", "after", "before", "keywords", "default", "patterns", "role",
-                "context", "less", "total", "period_end"}
+                "context", "less", "total", "unknown_part", "period_end"}
 
 
 def _header_lines(text: str) -> dict[str, int]:
@@ -363,6 +363,8 @@ def _spec_problem(name: str, body: Any) -> str | None:
         return f"field stated: unknown key(s) {', '.join(extra)}"
     if "total" in stated and ftype is not FactType.AMOUNT:
         return "field stated.total: only an amount is a total of parts"
+    if "unknown_part" in stated and "total" not in stated:
+        return "field stated.unknown_part: only a total of parts (stated.total) has parts"
     if "period_end" in stated and (ftype is not FactType.DATE
                                    or not isinstance(stated["period_end"], bool)):
         return "field stated.period_end: true or false, and only for a date"
@@ -394,7 +396,7 @@ def _pair(x: Any) -> bool:
 
 
 def _patterns(stated: Mapping[str, Any]) -> Iterable[tuple[str, str]]:
-    for key in ("after", "before", "less", "total", "keywords", "patterns"):
+    for key in ("after", "before", "less", "total", "unknown_part", "keywords", "patterns"):
         for p in stated.get(key, ()) or ():
             yield key, p
     for value, pats in (stated.get("values") or {}).items():

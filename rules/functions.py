@@ -75,6 +75,23 @@ def _business_days_between(a: date, b: date) -> int:
     return sign * n
 
 
+# the legal public holidays of 5 U.S.C. § 6103(a) on a weekday of their month: (month, weekday,
+# which one; -1 the last)
+WEEKDAY_HOLIDAYS = {
+    "martin luther king day": (1, 0, 3),  # Martin Luther King Jr.'s birthday
+    "presidents day": (2, 0, 3),  # Washington's birthday
+    "memorial day": (5, 0, -1),
+    "labor day": (9, 0, 1),
+    "columbus day": (10, 0, 2),
+    "thanksgiving day": (11, 3, 4),
+}
+
+
+def weekday_holiday(year: int, name: str) -> date:
+    """The day of `name`, one of `WEEKDAY_HOLIDAYS`, in `year`."""
+    return _nth_weekday(year, *WEEKDAY_HOLIDAYS[name])
+
+
 def _nth_weekday(year: int, month: int, weekday: int, n: int) -> date:
     if n > 0:
         first = date(year, month, 1)
@@ -95,12 +112,7 @@ def federal_holidays(year: int) -> frozenset[date]:
                  d + timedelta(days=1) if d.weekday() == 6 else d)
     if date(year + 1, 1, 1).weekday() == 5:  # next New Year's Day observed on Dec 31
         days.add(date(year, 12, 31))
-    days |= {_nth_weekday(year, 1, 0, 3),  # Martin Luther King Jr.'s birthday
-             _nth_weekday(year, 2, 0, 3),  # Washington's birthday
-             _nth_weekday(year, 5, 0, -1),  # Memorial Day
-             _nth_weekday(year, 9, 0, 1),  # Labor Day
-             _nth_weekday(year, 10, 0, 2),  # Columbus Day
-             _nth_weekday(year, 11, 3, 4)}  # Thanksgiving Day
+    days |= {weekday_holiday(year, name) for name in WEEKDAY_HOLIDAYS}
     return frozenset(days)
 
 

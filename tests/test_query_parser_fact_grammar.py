@@ -830,6 +830,54 @@ def test_a_fragment_question_of_five_words_with_a_clause_asks() -> None:
          "insider of the company?", "relationship", "close_personal"),
         ("I borrowed from an online lender. Never met anyone there, no connection at all. I'm "
          "filing chapter 7. Is that lender an insider?", "relationship", "none"),
+        # a weekday just after or before a holiday on a weekday of its month
+        ("We filed May 2, 2019. On the Friday after Thanksgiving 2018 we paid our landlord "
+         "$9,000 of back rent.", "transfer_date", date(2018, 11, 23)),
+        ("The bakery filed on the Monday before Labor Day 2015.", "filing_date",
+         date(2015, 8, 31)),
+        ("I filed on March 3, 2020. On the Wednesday after Presidents' Day that year I paid "
+         "my cousin $4,000.", "transfer_date", date(2020, 2, 19)),
+        # thousands in words without "dollars", and a bare number after a verb of money
+        ("Steady paycheck. I owe about two hundred fifty thousand on the mortgage, filing in "
+         "May 2020.", "secured_debts", 250000),
+        ("filing ch 13 june 2019, owe roughly seventy thousand unsecured on cards.",
+         "noncontingent_unsecured_debts", 70000),
+        ("Steady salary. Secured debt is about one and a half million, filing April 2021.",
+         "secured_debts", 1500000),
+        ("The company (a corporation) filed 5/20/24 and paid us 12,500 on an old invoice.",
+         "transfer_amount", 12500),
+        ("Nurse, salaried, filing in 2019: credit cards $60,000, mortgage $280,000.",
+         "secured_debts", 280000),
+        # solvency and the creditor's share said in other words
+        ("The audited balance sheet shows assets exceeding liabilities on the payment date.",
+         "debtor_insolvent", False),
+        ("The debtor's insolvency isn't disputed by anyone.", "debtor_insolvent", True),
+        ("I paid the truck loan; the truck is worth way more than what I owe, so the lender "
+         "would have been paid in full anyway.", "creditor_receives_more", False),
+        ("They paid us on an old bill, and otherwise we'll get much less in the bankruptcy.",
+         "creditor_receives_more", True),
+        ("The supplier would otherwise share pro rata in an underwater estate.",
+         "creditor_receives_more", True),
+        # ordinary course in other words
+        ("We took a bridge loan from my uncle's friend, which was a one-off.",
+         "ordinary_course_debt", False),
+        ("The supplies were bought on invoices incurred in the ordinary course.",
+         "ordinary_course_debt", True),
+        ("The payments matched the parties' long-standing pattern.", "ordinary_course_payment",
+         True),
+        ("The last three payments were erratic, months apart.", "ordinary_course_payment",
+         False),
+        ("It paid on 120-day terms, which is not how anyone in the lumber industry deals.",
+         "ordinary_business_terms", False),
+        ("The terms were consistent with industry practice.", "ordinary_business_terms", True),
+        ("She runs a bakery as a sole proprietor; her debts are mostly business debts.",
+         "debtor_consumer_debts", False),
+        ("The chain owes about thirty different vendors and lenders; two of them want to file "
+         "an involuntary petition.", "creditor_count", 30),
+        ("My employer filed June 1, 2018 and owes me $6,000 for my last 20 days of work.",
+         "wage_claim_amount", 6000),
+        ("I filed chapter 7 on 4/2/2019. Ten days earlier I booked a resort weekend for $900.",
+         "luxury_goods_amount", 900),
     ],
 )
 def test_phrasings_the_blind_sets_showed(question: str, name: str, value: object) -> None:
@@ -862,6 +910,15 @@ def test_phrasings_the_blind_sets_showed(question: str, name: str, value: object
          "insider look-back, is she an insider of the company?", "creditor_is_insider"),
         ("The debt arose in the ordinary course. The hypothetical says nothing about how this "
          "debtor usually paid this creditor.", "ordinary_course_payment"),
+        ("Payments came monthly, as always. I have no idea yet what is standard in the "
+         "industry.", "ordinary_business_terms"),
+        # asked with a purpose after it; a part of a total nobody knows
+        ("I filed in May 2021. My partner lent me money. Is he an insider so the trustee can "
+         "reach back a year?", "creditor_is_insider"),
+        ("Three of us want to file an involuntary petition. I'm owed $7,000; I don't know what "
+         "the other two are owed.", "unsecured_claims_total"),
+        # a number in words that counts, not prices
+        ("The debtor has forty thousand customers and filed in 2020.", "transfer_amount"),
     ],
 )
 def test_numbers_and_words_that_state_no_fact(question: str, absent: str) -> None:

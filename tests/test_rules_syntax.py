@@ -276,6 +276,17 @@ def test_a_total_is_declared_only_for_an_amount(tmp_path: Path) -> None:
         ("fact paid: field stated.total: only an amount is a total of parts", str(path), 1)]
 
 
+def test_an_unknown_part_is_declared_only_for_a_total(tmp_path: Path) -> None:
+    path = tmp_path / "facts.toml"
+    path.write_text('[fact.owed]\ntype = "amount"\nunit = "USD"\nmeaning = "owed"\n'
+                    '  [fact.owed.stated]\n  unknown_part = ["no idea"]\n')
+    specs, issues = read_fact_file(path)
+    assert not specs
+    assert [(i.message, i.file, i.line) for i in issues] == [
+        ("fact owed: field stated.unknown_part: only a total of parts (stated.total) has parts",
+         str(path), 1)]
+
+
 @pytest.mark.parametrize(("ftype", "value"), [("bool", "true"), ("date", '"yes"')])
 def test_a_period_end_is_declared_true_or_false_for_a_date(tmp_path: Path, ftype: str,
                                                             value: str) -> None:
