@@ -206,8 +206,9 @@ _FRAGMENT_TAIL = re.compile(r"\s*(?:,?\s*or\s+not)?\s*\?", re.I)
 # "we haven't looked into what's standard in the industry", "not sure if that counts as
 # regular income", "whether R. Delgado is an insider", "says nothing about how it paid"
 _WHETHER_LEAD = re.compile(r"\b(?:whether|(?:looked\s+into|checked|know|figured\s+out|sure\s+"
-                           r"(?:of|about)|no\s+idea(?:\s+yet)?)\s+what|(?:not\s+sure|unsure|wondering|knows?(?:\s+yet)?)"
-                           r"\s+if|(?:says|said)\s+nothing\s+about)\b(?:[^,;:.?]|\b[A-Z]\.){0,60}$",
+                           r"(?:of|about)|no\s+idea(?:\s+yet)?)\s+what|"
+                           r"(?:not\s+sure|unsure|wondering|knows?(?:\s+yet)?)\s+if|"
+                           r"(?:says|said)\s+nothing\s+about)\b(?:[^,;:.?]|\b[A-Z]\.){0,60}$",
                            re.I)
 # a number offered as one of two: "could be last winter or two years ago"
 _EITHER_LEAD = re.compile(r"\b(?:could|might|may)\s+(?:have\s+)?be(?:en)?\b[^,;:.?]{0,40}\bor\s+$",

@@ -105,6 +105,7 @@ class SharedPass:
         self.path = write_export(shared_export_path(checkpoint_key), write,
                                  f"the shared MiniLM pass of {checkpoint_key}")
         self.session = inference_session(self.path)
+        self.dim = int(self.session.get_outputs()[0].shape[1])  # the sentence vector's
         # colbert-ai's skiplist: each punctuation character and its first token
         self.skip = np.array(sorted({
             ids[0] for symbol in string.punctuation
@@ -117,15 +118,13 @@ class SharedPass:
         vectors (float32, one row per kept token), in length-bucketed batches; `advance(n)`
         after each batch of n."""
         ids = self.tokenizer(list(texts), truncation=True, max_length=self.max_length)["input_ids"]
-        sentences = np.zeros((len(texts), 0), dtype=np.float32)
-        tokens: list[np.ndarray] = [np.zeros((0, 0), dtype=np.float32)] * len(texts)
+        sentences = np.zeros((len(texts), self.dim), dtype=np.float32)
+        tokens: list[np.ndarray] = [sentences[:0]] * len(texts)  # each replaced below
         for positions in length_buckets([len(row) for row in ids], BATCH_TOKENS, MAX_BATCH):
             batch = self.tokenizer([texts[i] for i in positions], padding=True, truncation=True,
                                    max_length=self.max_length, return_tensors="np")
             feeds = {name: np.asarray(batch[name], dtype=np.int64) for name in INPUTS}
             sentence, projected = self.session.run(None, feeds)
-            if sentences.shape[1] == 0:
-                sentences = np.zeros((len(texts), sentence.shape[1]), dtype=np.float32)
             sentences[positions] = sentence
             keep = (feeds["attention_mask"] == 1) & ~np.isin(feeds["input_ids"], self.skip)
             for row, i in enumerate(positions):
