@@ -266,25 +266,20 @@ rule b
     assert not lib.rules
 
 
-def test_a_total_is_declared_only_for_an_amount(tmp_path: Path) -> None:
+@pytest.mark.parametrize(("declaration", "message"), [
+    ('[fact.paid]\ntype = "bool"\nmeaning = "paid"\n  [fact.paid.stated]\n  total = ["total"]\n',
+     "fact paid: field stated.total: only an amount is a total of parts"),
+    ('[fact.owed]\ntype = "amount"\nunit = "USD"\nmeaning = "owed"\n'
+     '  [fact.owed.stated]\n  unknown_part = ["no idea"]\n',
+     "fact owed: field stated.unknown_part: only a total of parts (stated.total) has parts"),
+], ids=["total", "unknown_part"])
+def test_a_total_and_its_unknown_part_are_declared_only_for_an_amount_total(
+        tmp_path: Path, declaration: str, message: str) -> None:
     path = tmp_path / "facts.toml"
-    path.write_text('[fact.paid]\ntype = "bool"\nmeaning = "paid"\n'
-                    '  [fact.paid.stated]\n  total = ["total"]\n')
+    path.write_text(declaration)
     specs, issues = read_fact_file(path)
     assert not specs
-    assert [(i.message, i.file, i.line) for i in issues] == [
-        ("fact paid: field stated.total: only an amount is a total of parts", str(path), 1)]
-
-
-def test_an_unknown_part_is_declared_only_for_a_total(tmp_path: Path) -> None:
-    path = tmp_path / "facts.toml"
-    path.write_text('[fact.owed]\ntype = "amount"\nunit = "USD"\nmeaning = "owed"\n'
-                    '  [fact.owed.stated]\n  unknown_part = ["no idea"]\n')
-    specs, issues = read_fact_file(path)
-    assert not specs
-    assert [(i.message, i.file, i.line) for i in issues] == [
-        ("fact owed: field stated.unknown_part: only a total of parts (stated.total) has parts",
-         str(path), 1)]
+    assert [(i.message, i.file, i.line) for i in issues] == [(message, str(path), 1)]
 
 
 @pytest.mark.parametrize(("ftype", "value"), [("bool", "true"), ("date", '"yes"')])
