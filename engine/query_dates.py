@@ -75,7 +75,8 @@ _HOLIDAYS = {"new years day": (1, 1), "valentines day": (2, 14), "independence d
             "christmas day": (12, 25), "christmas": (12, 25), "new years eve": (12, 31)}
 # other names of the holidays on a weekday of their month (`rules.functions.WEEKDAY_HOLIDAYS`)
 _HOLIDAY_ALIASES = {"martin luther king jr day": "martin luther king day",
-                    "mlk day": "martin luther king day", "thanksgiving": "thanksgiving day"}
+                    "mlk day": "martin luther king day", "thanksgiving": "thanksgiving day",
+                    "labour day": "labor day"}
 _HOLIDAY = (r"(?:new\s+year['’]?s\s+(?:day|eve)|valentine['’]?s\s+day|independence\s+day|"
             r"(?:the\s+)?fourth\s+of\s+july|halloween|christmas(?:\s+(?:day|eve))?|"
             r"(?:martin\s+luther\s+king(?:,?\s+jr\.?)?|mlk)\s+day|presidents['’]?\s+day|"
@@ -223,9 +224,16 @@ def _named_year(question: str, today: date) -> int | None:
     return years.pop() if len(years) == 1 else None
 
 
+def _unstated_year(that_year: bool, before: list[DateMention], named: int | None) -> int | None:
+    """The year of a day said without one: with "(of) that year" the year of the last date
+    before it ("February 10 of that year"), else the one year the question names."""
+    dated = [o for o in before if o.granularity != "today"] if that_year else []
+    return dated[-1].value.year if dated else named
+
+
 def _holiday_day(year: int, name: str, weekday: str | None, relation: str | None) -> date:
     """The day of holiday `name` in `year`, or the `weekday` just after/before it."""
-    key = " ".join(re.sub(r"['’.,]", "", name.lower()).replace("labour", "labor").split())
+    key = " ".join(re.sub(r"['’.,]", "", name.lower()).split())
     key = key.removeprefix("the ")
     day = (date(year, *_HOLIDAYS[key]) if key in _HOLIDAYS
            else weekday_holiday(year, _HOLIDAY_ALIASES.get(key, key)))
@@ -305,25 +313,20 @@ def find_dates(question: str, today: date) -> list[DateMention]:
             gran = "year"
         elif m.group("md"):
             year = _named_year(question, today) if year is None else year
-            dated = [o for o in out if o.granularity != "today"] if m["md_that"] else []
-            if dated:  # "February 10 of that year": the year of the date before it
-                y = dated[-1].value.year
-            elif year:
-                y = year
-            else:
+            unstated = _unstated_year(bool(m["md_that"]), out, year)
+            if not unstated:
                 continue
             grp = "md"
+            y = unstated
             mo, d = MONTHS[m["md_m"].lower()], int(m["md_d"])
             gran = "day"
         elif m.group("hol"):
             year = _named_year(question, today) if year is None else year
-            dated = [o for o in out if o.granularity != "today"] if m["hol_that"] else []
-            if dated:  # "the Tuesday after Memorial Day that year"
-                year = dated[-1].value.year
-            if not (m["hol_y"] or year):
+            unstated = None if m["hol_y"] else _unstated_year(bool(m["hol_that"]), out, year)
+            if not (m["hol_y"] or unstated):
                 continue
             grp = "hol"
-            y = int(m["hol_y"]) if m["hol_y"] else year
+            y = int(m["hol_y"]) if m["hol_y"] else unstated
             # "the Sunday before New Year's Day 2020" is a day of 2019
             holiday = _holiday_day(y, m["hol_n"], m["hol_wd"], m["hol_rel"])
             y, mo, d = holiday.year, holiday.month, holiday.day

@@ -117,12 +117,13 @@ class SharedPass:
         """Per text, its sentence vector (rows of a float32 matrix) and its ColBERT document
         vectors (float32, one row per kept token), in length-bucketed batches; `advance(n)`
         after each batch of n."""
-        ids = self.tokenizer(list(texts), truncation=True, max_length=self.max_length)["input_ids"]
+        encoded = self.tokenizer(list(texts), truncation=True, max_length=self.max_length)
         sentences = np.zeros((len(texts), self.dim), dtype=np.float32)
         tokens: list[np.ndarray] = [sentences[:0]] * len(texts)  # each replaced below
-        for positions in length_buckets([len(row) for row in ids], BATCH_TOKENS, MAX_BATCH):
-            batch = self.tokenizer([texts[i] for i in positions], padding=True, truncation=True,
-                                   max_length=self.max_length, return_tensors="np")
+        lengths = [len(row) for row in encoded["input_ids"]]
+        for positions in length_buckets(lengths, BATCH_TOKENS, MAX_BATCH):
+            batch = self.tokenizer.pad({name: [encoded[name][i] for i in positions]
+                                        for name in INPUTS}, return_tensors="np")
             feeds = {name: np.asarray(batch[name], dtype=np.int64) for name in INPUTS}
             sentence, projected = self.session.run(None, feeds)
             sentences[positions] = sentence
