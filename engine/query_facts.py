@@ -66,7 +66,7 @@ _BOUND = re.compile(
 )
 # a hedged number: an approximate fact in a statement ("they hold about $40,000 of claims"),
 # no fact in a question ("the threshold for a transfer of about $6,000?")
-_HEDGE = re.compile(r"\b(?:about|approximately|around|roughly)\s+", re.I)
+_HEDGE = re.compile(r"\b(?:about|approximately|approx\.|around|roughly)\s*", re.I)
 # a statement of when something happened, not a bound to test: "earned within 60 days before"
 _STATED_WITHIN = re.compile(
     r"\b(?:earned|incurred|made|obtained|taken|took|charged|paid|received|run\s+up)\s+within\s*$",
@@ -79,6 +79,10 @@ _BOUND_AFTER = re.compile(r"\s*(?:or\s+(?:more|less|fewer|greater|over|under|lon
 _WORD_NUM = NUM.replace(r"\d{1,3}(?:,\d{3})+|\d+|", "")  # {NUM} in words only
 # verbs after which a number in thousands is money ("paid 9,100", "paid us 12,500")
 _MONEY_VERBS = ("paid", "owed", "owes", "lent", "charged", "spent", "repaid")
+# words after which a number in thousands is money ("claims are 6,000, 6,400 and 5,500"), and
+# the joins after which the next number of such a list is
+_MONEY_LEADS = (r"claims\sare\s", r"claims\sof\s", r"claims:\s", r"claim\sis\s", r"claim\sof\s",
+                r"\d,\d{3},\s", r"\d,\d{3}\sand\s", r"\d,\d{3},\sand\s")
 # nouns that a number in words counts rather than prices
 _COUNTED = (r"(?:people|persons|creditors|customers|clients|employees|workers|members|"
             r"shares|units|miles|acres|pages|words|votes|residents|accounts|items|copies|"
@@ -101,9 +105,11 @@ AMOUNT_RE = re.compile(
     r"(?!\s+(?:[\w-]+\s+)?" + _COUNTED + r")"
     # "we got paid 9,100 on an old invoice", "paid us 12,500": a number in thousands after a
     # verb of money
-    r"|(?:" + "|".join(rf"(?<=\b{verb}\s{whom})" for verb in _MONEY_VERBS
-                       for whom in ("", "us\\s", "me\\s", "him\\s", "her\\s", "them\\s"))
-    + r")(?P<num5>\d{1,3}(?:,\d{3})+)(?P<dec5>\.\d{2})?\b(?![/-]\d)",
+    r"|(?:" + "|".join([rf"(?<=\b{verb}\s{whom})" for verb in _MONEY_VERBS
+                        for whom in ("", "us\\s", "me\\s", "him\\s", "her\\s", "them\\s")]
+                       + [rf"(?<={lead})" for lead in _MONEY_LEADS])
+    + r")(?P<num5>\d{1,3}(?:,\d{3})+)(?P<dec5>\.\d{2})?\b(?![/-]\d)"
+    r"(?!\s+(?:[\w-]+\s+)?" + _COUNTED + r")",
     re.I,
 )
 # where an amount may start: the words before an amount reach it ("wages of thirteen ...";
@@ -116,7 +122,11 @@ _AMOUNT_START = (r"(?=\$|USD|(?<![\w$.,])\d(?!\d*[/-]\d)|(?<![\w$-])(?<!thousand
 # words between the words before an amount and the amount: "the claim is exactly $13,650",
 # "unsecured about $200,000" (a hedged amount)
 _AMOUNT_FILLER = (r"(?:(?:exactly|precisely|just|only|a\s+total\s+of|in\s+total|about|"
-                  r"approximately|around|roughly)\s+)?")
+                  r"approximately|approx\.|around|roughly)\s*)?")
+# an amount said again as the one already stated: "paid her dentist $450 ... avoid the $450 payment"
+# a pronoun that points back to the sentence before: "... cash advances. i took them out ..."
+_BACK_REFERENCE = re.compile(r"\b(?:them|they|those|these|it)\b", re.I)
+_RESTATED = re.compile(r"\b(?:the|that|this|those|these|same)\s+$", re.I)
 _LIST_JOIN = re.compile(r"\s*,\s*(?:and\s+)?|\s+(?:and|plus)\s+|\s*\+\s*", re.I)
 _MULT = {"k": 1_000, "thousand": 1_000, "grand": 1_000, "m": 1_000_000, "mm": 1_000_000,
          "million": 1_000_000, "billion": 1_000_000_000, "bn": 1_000_000_000}
@@ -137,7 +147,8 @@ _ANCHOR = (
     r"commencement\s+of\s+the\s+case)|chapter\s+\d+\b|"
     r"(?:I|we|you|it|he|she|they|the\s+debtor|the\s+company|the\s+debtors|(?-i:[A-Z][a-z]+)|"
     r"(?:the|my|our|his|her|their|its)\s+(?:[\w-]+\s+)?[\w-]+)\s+"
-    r"(?:(?:shut\s+down|closed(?:\s+down)?|went\s+under)\s+and\s+)?(?:filed|filing)|that\b|then\b))"
+    r"(?:(?:shut\s+down|closed(?:\s+down)?|went\s+under)\s+and\s+)?(?:filed|filing|files|file)\b|"
+    r"that\b|then\b))"
 )
 _UNITS = r"(?P<unit>days?|weeks?|months?|years?)"
 # "ten weeks (70 days) before", "a month before (30 days)": the days in parentheses are exact
@@ -160,25 +171,31 @@ DURATION_RE = re.compile(
     r"|\b(?:within|in|during|over|from|for)\s+the\s+(?:last|past|preceding|prior|previous|final)\s+"
     rf"(?P<n2>{NUM})\s+(?P<unit2>days?|weeks?|months?|years?)\b"
     r"|\b(?:within|in|during|over)\s+the\s+(?:last|past|preceding|prior|previous|final)\s+"
-    r"(?P<unit1>day|week|month|year)\b",
+    r"(?P<unit1>day|week|month|year)\b"
+    # a worker's last weeks before the filing: "his last two weeks were never paid", "my last
+    # five weeks of wages" (a fact only by the words around it, never the default's)
+    rf"|\b(?:my|his|her|their|our)\s+(?:last|final)\s+(?P<n3>{NUM})\s+(?P<unit3>days?|weeks?|months?)"
+    r"(?=\s+(?:of\s+(?:work|wages|pay)|(?:were|was|went)\s+(?:never\s+paid|unpaid)))",
     re.I,
 )
 _UNIT_DAYS = {"day": 1, "week": 7, "month": 30, "year": 365}
 # a perfect tense right before "for the past N years": how long something went on, no window
 _ONGOING = re.compile(r"\b(?:had|has|have|['’]ve)\b(?:\s+\w+){0,4}?\s+$", re.I)
 # a sentence ends at ? ! ; a line break, or a period before a capital or (in lower-case
-# writing) before a question's first word or a one-word question: "... the petition. is the
-# cousin an insider?", "... the loan. insider or not?"; not the period of an initial
-# ("R. Delgado")
+# writing) before a question's or a statement's first word or a one-word question: "... the
+# petition. is the cousin an insider?", "... about 400k. my friend said ...", "... the loan.
+# insider or not?"; not the period of an initial ("R. Delgado") or an abbreviation ("approx.")
 _SENTENCE_BREAK = re.compile(
-    r"[?!;]|(?<!\b[A-Z])\.(?=\s+(?:[A-Z]|(?:is|was|were|are|does|do|did|can|could|would|will|should|has|"
-    r"have|how|what|when|who|which)\b|\w+(?:,?\s+or\s+not)?\s*\?))|\n"
+    r"[?!;]|(?<!\b[A-Z])(?<!\bapprox)(?<!\bvs)(?<!\bch)(?<!\bno)(?<!\bv)\.(?=\s+(?:[A-Z]|(?:is|"
+    r"was|were|are|does|do|did|can|could|would|will|should|has|have|how|what|when|who|which|"
+    r"i|my|we|our|he|she|they|his|her|their|it|its|the|so|but|now)\b|\w+(?:,?\s+or\s+not)?"
+    r"\s*\?))|\n"
 )
 # "Was the debtor insolvent?": a yes/no question about the fact asserts nothing
 _YESNO_LEAD = re.compile(
-    r"\s*(?:is|was|were|are|am|(?:does|do|did|would|will|could)\s+(?:it|he|she|they|this|that|"
-    r"the\s+\w+)\s+(?:count|qualify|rank)\s+as|(?:would|will|could|might)\s+(?:it|he|she|they|"
-    r"this|that|the(?:\s+\w+){1,3})\s+be|(?:would|will|could|might|can|does|do|did)\s+(?:an?|the|"
+    r"\s*(?:is|was|were|are|am|(?:does|do|did|would|will|could)\s+(?:it|he|she|they|we|I|you|"
+    r"this|that|the\s+\w+|(?-i:[A-Z])[\w&.-]*)\s+(?:count|qualify|rank)\s+as|(?:would|will|"
+    r"could|might)\s+(?:it|he|she|they|we|I|you|this|that|the(?:\s+\w+){1,3})\s+be|(?:would|will|could|might|can|does|do|did)\s+(?:an?|the|"
     r"any)\s+(?:court|judge|trustee|law|code)\s+(?:treat|consider|see|regard|view|deem|count|"
     r"call))\b(?:\s+that\b)?(?:(?!\b(?:when|while|after|before|because|if|since|"
     r"that|which|who|whom|where|whose)\b)[^,;:]){0,80}$",
@@ -192,14 +209,20 @@ _YESNO_TAIL = re.compile(
 _COMPLEMENT_LEAD = re.compile(r"\b(?:an?|the|considered|deemed|treated\s+as)\s+$", re.I)
 # a value a negation governs, in a list or not: "she isn't an employee, officer or shareholder"
 _NEGATED_LIST = re.compile(r"(?:\b(?:not|never|neither|nor)|n['’]t)\s+(?:an?\s+)?"
-                           r"(?:(?!but\b)[\w-]+,?\s+(?:or\s+|and\s+)?){0,4}$", re.I)
+                           r"(?:(?!but\b)[\w-]+,?\s+(?:or\s+|and\s+)?){0,4}$"
+                           # "has no officials or relatives in city government"
+                           r"|\bno\s+(?:[\w-]+,?\s+(?:or|and|nor)\s+){0,3}$", re.I)
 # a value said as a negation: "no connection", "not related", "unrelated"
 _NEGATION_WORD = re.compile(r"(?:no|not|never|non)\b|un(?:related|affiliated)\b", re.I)
 _JOINED = re.compile(r"\b(?:and|or|nor)\s+$", re.I)
 # the subject of the question, not its complement: "Is the CFO of our debtor an insider?"
 _SUBJECT_LEAD = re.compile(r"\s*(?:is|was|are|were)\s+(?:the|an?)\s+$", re.I)
-# a word named, not said of anyone: "the trustee keeps using the word insider"
-_WORD_NAMED = re.compile(r"\b(?:word|term|label)\s+[\"'“‘]?$", re.I)
+# a word named, not said of anyone: "the trustee keeps using the word insider", "the form keeps
+# asking me about insiders"; or what another says of someone: "counsel listed us as an insider"
+_WORD_NAMED = re.compile(r"\b(?:word|term|label|ask(?:s|ed|ing)?\s+(?:(?:me|us|him|her|them)\s+)?"
+                         r"about)\s+[\"'“‘]?$|\b(?:listed|called|named|labell?ed|classified|"
+                         r"flagged|scheduled|characteri[sz]ed)\s+(?:us|me|him|her|them|it)\s+"
+                         r"(?:as\s+)?(?:an?\s+)?[\"'“‘]?$", re.I)
 # a question of one phrase: "Insider?", "Insider or not?"
 _FRAGMENT_TAIL = re.compile(r"\s*(?:,?\s*or\s+not)?\s*\?", re.I)
 # a statement left open: "I haven't figured out whether her debts are mostly consumer or ...",
@@ -266,6 +289,7 @@ class _Sentences:
     """Sentence bounds by bisection over the break positions found once."""
 
     def __init__(self, q: str) -> None:
+        self.q = q
         self.n = len(q)
         self.ends = [m.end() for m in _SENTENCE_BREAK.finditer(q)]
 
@@ -438,7 +462,8 @@ class FactReader:
                 continue
             if m["n2"] is not None and _ONGOING.search(q, max(0, span[0] - 60), span[0]):
                 continue  # how long a state lasted: "paid as it had for the past six years"
-            spec = duration_words.nearest(span, sentences) or c["default"]
+            spec = duration_words.nearest(span, sentences) or (
+                None if m["n3"] else c["default"])
             if spec is not None:
                 days, approximate = _duration_days(m)
                 approximate = approximate or bool(hedged(span))
@@ -522,7 +547,8 @@ def _duration_days(m: re.Match[str]) -> tuple[int, bool]:
     if exact:
         return int(exact), False
     n, unit = ((m["n"], m["unit"]) if m["n"] is not None else
-               (m["n2"], m["unit2"]) if m["n2"] is not None else ("one", m["unit1"]))
+               (m["n2"], m["unit2"]) if m["n2"] is not None else
+               (m["n3"], m["unit3"]) if m["n3"] is not None else ("one", m["unit1"]))
     unit = unit.lower().rstrip("s")
     days = (number_value(n) + (0.5 if m["half"] else 0)) * _UNIT_DAYS[unit]
     return round(days), unit in ("month", "year") or bool(m["half"])
@@ -541,8 +567,12 @@ class _Keywords:
 
     def nearest(self, span: Span, sentences: _Sentences) -> FactSpec | None:
         """The fact whose keywords occur nearest before the span in its sentence (within 200
-        characters), else nearest after it, else None."""
+        characters), or in the sentence before when a pronoun before the span points back to it
+        ("$1,500 in cash advances. i took them out 65 days before"), else nearest after it,
+        else None."""
         s0, s1 = sentences.bounds(span[0])
+        if s0 and _BACK_REFERENCE.search(sentences.q, s0, span[0]):
+            s0 = sentences.bounds(s0 - 1)[0]
         lo, hi = max(s0, span[0] - 200), min(s1, span[1] + 200)
         i = bisect.bisect_left(self.starts, span[0])
         for start, end, k in reversed(self.found[max(0, i - 8):i]):  # a few: overlaps
@@ -594,7 +624,8 @@ def _total_of_parts(q: str, found: list[QueryFact], name: str, total: re.Pattern
     """`found` with the amounts of `name`, a fact the statute aggregates, made one: those the
     words around them (`total`; in the sentence, up to the next amount: 40 characters before,
     25 after) state as the total, else the sum of all of them, each a part ("one is owed
-    $12,000, one $9,000"). `amounts`: the spans of every amount in `q`, in order."""
+    $12,000, one $9,000"), but for one said again ("the $450 payment" after "$450").
+    `amounts`: the spans of every amount in `q`, in order."""
     mine = [f for f in found if f.name == name]
     if len(mine) < 2:
         return found
@@ -612,8 +643,11 @@ def _total_of_parts(q: str, found: list[QueryFact], name: str, total: re.Pattern
     if not totals:
         lo, hi = mine[0].span[0], mine[-1].span[1]
         first = mine[0]
-        totals = [QueryFact(name, _sum(f.value for f in mine), first.type, (lo, hi), q[lo:hi],
-                            first.unit, any(f.approximate for f in mine), derived=True)]
+        parts = [f for i, f in enumerate(mine) if not (
+            _RESTATED.search(q, max(0, f.span[0] - 8), f.span[0])
+            and any(e.value == f.value for e in mine[:i]))]
+        totals = [QueryFact(name, _sum(f.value for f in parts), first.type, (lo, hi), q[lo:hi],
+                            first.unit, any(f.approximate for f in parts), derived=True)]
     return [f for f in found if f.name != name] + totals
 
 
@@ -693,7 +727,7 @@ def _asked_not_asserted(q: str, span: Span, sentences: _Sentences, *,
         return True
     if (_WHETHER_LEAD.search(q, max(s0, span[0] - 80), span[0])
             or _MAYBE_LEAD.search(q, max(s0, span[0] - 40), span[0])
-            or _WORD_NAMED.search(q, max(s0, span[0] - 12), span[0])):
+            or _WORD_NAMED.search(q, max(s0, span[0] - 30), span[0])):
         return True
     s0 = max(s0, span[0] - 200)
     comma = q.rfind(",", s0, span[0])  # a question after a lead-in: "For the look-back, is she"

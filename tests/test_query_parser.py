@@ -576,10 +576,12 @@ def test_ambiguous_or_asked_about_words_give_no_fact(question):
 
 
 def test_conflicting_values_are_dropped_with_a_warning():
-    p = parse("The debtor paid $5,000 and then paid $6,000 to the supplier 30 days before filing.")
-    assert "transfer_amount" not in facts(p)
-    assert facts(p)["days_before_filing"] == 30
-    assert any("transfer_amount" in w for w in p.warnings)
+    # the wage claim is one amount, not an aggregate of parts
+    p = parse("She is owed $5,000 in wages; the payroll report says $6,000 in wages. She worked "
+              "there until 30 days before filing.")
+    assert "wage_claim_amount" not in facts(p)
+    assert facts(p)["days_wages_earned_before_filing"] == 30
+    assert any("wage_claim_amount" in w for w in p.warnings)
 
 
 def test_question_words_inside_a_subordinate_clause_are_premises():

@@ -473,6 +473,121 @@ def test_an_aggregated_amount_sums_its_parts_unless_a_total_is_stated(question: 
 
 
 @pytest.mark.parametrize(
+    ("question", "total"),
+    [
+        # § 547(c)(9)'s "aggregate value": the payments listed are parts
+        ("Corporate debtor filed 19 June 2025. Three checks to the same staffing agency in the "
+         "last 90 days: $3,100, $2,900 and $3,100.", 9100),
+        ("The debtor paid $5,000 and then paid $6,000 to the supplier 30 days before filing.",
+         11000),
+        # an amount said again is not another part
+        ("On May 2, 1997 she paid her dentist $450 on an overdue bill. Can the trustee avoid the "
+         "$450 payment?", 450),
+    ],
+)
+def test_the_transfers_a_question_lists_are_parts_of_the_aggregate(question: str,
+                                                                   total: int) -> None:
+    p = parse(question)
+    assert p.fact_values()["transfer_amount"] == total
+    assert not p.warnings
+
+
+@pytest.mark.parametrize(
+    ("question", "facts"),
+    [
+        # a number in thousands after "claims are", and the list it starts
+        ("Three of us are owed by a builder. claims are 6,000, 6,400 and 5,500, undisputed. "
+         "want to file involuntary bankruptcy.", {"unsecured_claims_total": 17900}),
+        ("Unsecured debt: approx. $600,000. Secured: $1.5 million.",
+         {"noncontingent_unsecured_debts": 600000, "secured_debts": 1500000}),
+        # a statement before a question in lower-case writing is its own sentence, so its hedged
+        # amounts are facts
+        ("unsecured debt is around 600k, secured is about 400k. my friend said there's a "
+         "combined 2.75 million limit so we're fine?",
+         {"noncontingent_unsecured_debts": 600000, "secured_debts": 400000}),
+        ("unsecured debts $500,000, house and car loans total $1.2 million. eligible?",
+         {"noncontingent_unsecured_debts": 500000, "secured_debts": 1200000}),
+    ],
+)
+def test_amounts_said_without_a_dollar_sign_or_hedged(question: str, facts: dict) -> None:
+    got = parse(question).fact_values()
+    assert {k: got.get(k) for k in facts} == facts
+
+
+@pytest.mark.parametrize(
+    ("question", "days"),
+    [
+        ("He filed on March 27, 2017; his last two weeks were never paid.", 14),
+        ("My employer filed chapter 7 on March 9, 2020 and never paid my last five weeks of "
+         "wages, $6,200.", 35),
+    ],
+)
+def test_a_workers_last_weeks_are_the_wage_window(question: str, days: int) -> None:
+    got = parse(question).fact_values()
+    assert got["days_wages_earned_before_filing"] == days
+    assert "days_before_filing" not in got
+
+
+def test_a_duration_before_she_files_and_one_its_pronoun_ties_to_the_sentence_before() -> None:
+    got = parse("Jane buys a $1,500 fur coat on its store card 40 days before she files her "
+                "chapter 7 petition.").fact_values()
+    assert got["days_luxury_before_relief"] == 40
+    got = parse("my $1,500 in ATM cash advances are presumed fraud. i took them out 65 days "
+                "before i filed (june 25 2018).").fact_values()
+    assert got["days_cash_advance_before_relief"] == 65 and "days_before_filing" not in got
+
+
+@pytest.mark.parametrize(
+    ("question", "facts"),
+    [
+        # what another party says, or what a form asks about, is not the asker's statement (the
+        # creditor is no insider by derivation from the relationship, not a word of its own)
+        ("He's just the guy who owns my apartment building, no family or business ties to me at "
+         "all. Is he an 'insider'? the form keeps asking me about insiders",
+         {"relationship": "none", "creditor_is_insider": None}),
+        ("We're a regional bank: no board seat, no ownership, just a lender. Debtor's counsel "
+         "listed us as an insider on the statement of financial affairs. Are we one?",
+         {"relationship": "none", "creditor_is_insider": None}),
+        ("We're only their landlord, nothing beyond the lease. Could we be treated as an "
+         "insider so the look-back is a year?",
+         {"relationship": "none", "creditor_is_insider": None}),
+        # a negated list: "no officials or relatives"
+        ("Municipal debtor paid down bonds held by a fund. The fund has no officials or "
+         "relatives in city government. Insider?",
+         {"relationship": "none", "creditor_is_insider": None}),
+        # § 101(2)(A): owning 20% or more of the debtor's voting securities
+        ("Debtor Subco LLC is 85% owned by HoldCo. Does HoldCo count as an insider of Subco?",
+         {"relationship": "affiliate"}),
+    ],
+)
+def test_insider_status_asked_about_or_denied(question: str, facts: dict) -> None:
+    got = parse(question).fact_values()
+    assert {k: got.get(k) for k in facts} == facts
+
+
+@pytest.mark.parametrize(
+    ("question", "facts"),
+    [
+        ("The supplier's counsel has conceded they have no new-value, ordinary-course or other "
+         "statutory defense. Can the trustee claw this back?",
+         {"preference_exceptions_excluded": True}),
+        ("my lawyer says he has no defenses like new value or anything, and unsecured creditors "
+         "in my case are getting basically nothing. is the trustee going to come after him?",
+         {"preference_exceptions_excluded": True, "creditor_receives_more": True}),
+        ("i paid my wife's brother back fifteen thousand dollars he lent me in 2019. i was "
+         "already way underwater on everything.",
+         {"antecedent_debt": True, "debtor_insolvent": True}),
+        ("filed ch 7, mostly credit card and medical bills.", {"debtor_consumer_debts": True}),
+        ("retired teacher, gets a pension every month plus part time tutoring.",
+         {"debtor_regular_income": True}),
+    ],
+)
+def test_preference_and_eligibility_phrasings(question: str, facts: dict) -> None:
+    got = parse(question).fact_values()
+    assert {k: got.get(k) for k in facts} == facts
+
+
+@pytest.mark.parametrize(
     ("words", "value"),
     [
         ("eight thousand five hundred seventy-five dollars", 8575),
