@@ -146,9 +146,14 @@ _CUES: tuple[tuple[str, re.Pattern[str]], ...] = (
 )
 _MODIFIER = re.compile(
     r"(?P<mod>on\s+or\s+before|on\s+or\s+after|before|prior\s+to|after|since|from|until|"
-    r"through|by)\s+(?:(?:the\s+)?(?:calendar\s+|fiscal\s+)?year\s+)?$",
+    r"through|by|ended(?:\s+on)?|ending(?:\s+on)?|ends(?:\s+on)?)\s+"
+    r"(?:(?:the\s+)?(?:calendar\s+|fiscal\s+)?year\s+)?$",
     re.I,
 )
+# the modifiers that make a day the last of a period: "through March 15", "a pay period which
+# ended August 30"
+PERIOD_END_MODIFIERS = ("until", "through", "by", "ended", "ended on", "ending", "ending on",
+                        "ends", "ends on")
 _CURRENT_NOUN = re.compile(
     r"\s+(?:version|law|text|rule|threshold|amount|limit|minimum|maximum|figure|value|"
     r"statute|regulation|code|edition)",
@@ -273,7 +278,7 @@ def _shift(point: date, start: date, end: date, modifier: str | None) -> date:
         return start - timedelta(days=1)
     if mod == "after":
         return end + timedelta(days=1)
-    if mod in ("on or before", "until", "through", "by"):
+    if mod == "on or before" or mod in PERIOD_END_MODIFIERS:
         return end
     return start  # "on or after", "since", "from"
 

@@ -52,7 +52,7 @@ from dataclasses import dataclass
 from datetime import date
 from typing import Any
 
-from structfirst.engine.query_dates import DateMention, Span
+from structfirst.engine.query_dates import PERIOD_END_MODIFIERS, DateMention, Span
 from structfirst.rules.fact_schema import MACROS, FactSpec, FactType, Vocabulary, expand_pattern
 
 NUM = MACROS["{NUM}"]
@@ -152,7 +152,8 @@ _ANCHOR = (
 )
 _UNITS = r"(?P<unit>days?|weeks?|months?|years?)"
 # "ten weeks (70 days) before", "a month before (30 days)": the days in parentheses are exact
-_EXACT_DAYS = (r"(?:\s*\((?:exactly\s+|about\s+|roughly\s+|i\.e\.,?\s+)?(?P<{}>\d+)"
+_EXACT_DAYS = (r"(?:\s*\((?:exactly\s+|about\s+|roughly\s+|around\s+|approximately\s+|"
+               r"i\.e\.,?\s+)?(?P<{}>\d+)"
                r"\s+days?\))?")
 DURATION_RE = re.compile(
     rf"\b(?P<n>{NUM})(?P<half>\s+and\s+a\s+half)?[\s-]+{_UNITS}" + _EXACT_DAYS.format("x1") +
@@ -163,7 +164,7 @@ DURATION_RE = re.compile(
     r"|\s+(?:are|is|was|were)\s+(?:still\s+)?(?:unpaid|owed|outstanding|due)\b"
     r"|\s+(?:I|we|you|it|he|she|they|the\s+\w+)(?:['’]d)?\s+(?:paid|repaid|"
     r"made|transferred|took|charged|ran|bought|gave|spent|pulled|wired|sent|financed|"
-    r"purchased|borrowed|obtained)\b)"
+    r"purchased|borrowed|obtained|put|ordered|booked)\b)"
     r"|(?P<later>later),?\s+(?:it|he|she|they|the\s+\w+)\s+filed\b"
     r"|(?P<ago>ago)\b)"
     # "within the last 60 days", "from the prior 60 days", "in the last month" (one month; not
@@ -218,17 +219,20 @@ _JOINED = re.compile(r"\b(?:and|or|nor)\s+$", re.I)
 # the subject of the question, not its complement: "Is the CFO of our debtor an insider?"
 _SUBJECT_LEAD = re.compile(r"\s*(?:is|was|are|were)\s+(?:the|an?)\s+$", re.I)
 # a word named, not said of anyone: "the trustee keeps using the word insider", "the form keeps
-# asking me about insiders"; or what another says of someone: "counsel listed us as an insider"
-_WORD_NAMED = re.compile(r"\b(?:word|term|label|ask(?:s|ed|ing)?\s+(?:(?:me|us|him|her|them)\s+)?"
-                         r"about)\s+[\"'“‘]?$|\b(?:listed|called|named|labell?ed|classified|"
-                         r"flagged|scheduled|characteri[sz]ed)\s+(?:us|me|him|her|them|it)\s+"
+# asking me about insiders", "her lawyer mentioned insiders"; or what another says of someone:
+# "counsel listed us as an insider"
+_WORD_NAMED = re.compile(r"\b(?:word|term|label|mention(?:s|ed|ing)?|ask(?:s|ed|ing)?\s+"
+                         r"(?:(?:me|us|him|her|them)\s+)?about)\s+[\"'“‘]?$|\b(?:listed|called|"
+                         r"named|labell?ed|classified|flagged|scheduled|characteri[sz]ed)\s+"
+                         r"(?:us|me|him|her|them|it)\s+"
                          r"(?:as\s+)?(?:an?\s+)?[\"'“‘]?$", re.I)
 # a question of one phrase: "Insider?", "Insider or not?"
 _FRAGMENT_TAIL = re.compile(r"\s*(?:,?\s*or\s+not)?\s*\?", re.I)
 # a statement left open: "I haven't figured out whether her debts are mostly consumer or ...",
 # "we haven't looked into what's standard in the industry", "not sure if that counts as
 # regular income", "whether R. Delgado is an insider", "says nothing about how it paid"
-_WHETHER_LEAD = re.compile(r"\b(?:whether|(?:looked\s+into|checked|know|figured\s+out|sure\s+"
+_WHETHER_LEAD = re.compile(r"\b(?:whether|(?:looked\s+into|checked|know|figured\s+out|"
+                           r"f(?:ou|i)nd\s+out|sure\s+"
                            r"(?:of|about)|no\s+idea(?:\s+yet)?)\s+what|"
                            r"(?:not\s+sure|unsure|wondering|knows?(?:\s+yet)?)\s+if|"
                            r"(?:says|said)\s+nothing\s+about)\b(?:[^,;:.?]|\b[A-Z]\.){0,60}$",
@@ -250,11 +254,11 @@ _TENS = {w: 10 * i for i, w in enumerate(
 
 def number_value(text: str) -> int:
     """The value of a {NUM} match: digits, words up to 9,999 ("eighty-six hundred"), "a"/"an",
-    and the words of one ("the only/sole/solo/lone/single petitioner")."""
+    and the words of one ("the only/sole/solo/lone/single petitioner", "our client alone")."""
     t = " ".join(text.lower().replace("-", " ").split())
     if re.fullmatch(r"[\d,]+", t):
         return int(t.replace(",", ""))
-    if t in ("a", "an", "only", "sole", "solo", "lone", "single"):
+    if t in ("a", "an", "only", "sole", "solo", "lone", "single", "alone"):
         return 1
     total = 0
     words = t.split()
@@ -462,8 +466,8 @@ class FactReader:
                 continue
             if m["n2"] is not None and _ONGOING.search(q, max(0, span[0] - 60), span[0]):
                 continue  # how long a state lasted: "paid as it had for the past six years"
-            spec = duration_words.nearest(span, sentences) or (
-                None if m["n3"] else c["default"])
+            spec = (duration_words.nearest(span, sentences, after_only=True) if m["n3"]
+                    else duration_words.nearest(span, sentences) or c["default"])
             if spec is not None:
                 days, approximate = _duration_days(m)
                 approximate = approximate or bool(hedged(span))
@@ -500,7 +504,7 @@ class FactReader:
         date_words = _Keywords(q, c["date_keywords"])
         for d in dates:
             spec = c["dates"].get(d.role)
-            ends = d.granularity == "day" and d.modifier in ("through", "until", "by")
+            ends = d.granularity == "day" and d.modifier in PERIOD_END_MODIFIERS
             if (d.exact or ends) and d.role in ("transfer", "generic"):  # what the date is
                 spec = date_words.nearest(d.span, sentences) or spec  # of, by the words
             if spec is not None and (d.exact or (ends and spec.stated.get("period_end"))):
@@ -565,17 +569,20 @@ class _Keywords:
         self.found = found
         self.specs = [spec for spec, _ in keywords]
 
-    def nearest(self, span: Span, sentences: _Sentences) -> FactSpec | None:
+    def nearest(self, span: Span, sentences: _Sentences, *,
+                after_only: bool = False) -> FactSpec | None:
         """The fact whose keywords occur nearest before the span in its sentence (within 200
         characters), or in the sentence before when a pronoun before the span points back to it
         ("$1,500 in cash advances. i took them out 65 days before"), else nearest after it,
-        else None."""
+        else None. `after_only`: the words after the span say what it is ("my last five weeks
+        of wages")."""
         s0, s1 = sentences.bounds(span[0])
         if s0 and _BACK_REFERENCE.search(sentences.q, s0, span[0]):
             s0 = sentences.bounds(s0 - 1)[0]
         lo, hi = max(s0, span[0] - 200), min(s1, span[1] + 200)
         i = bisect.bisect_left(self.starts, span[0])
-        for start, end, k in reversed(self.found[max(0, i - 8):i]):  # a few: overlaps
+        before = [] if after_only else self.found[max(0, i - 8):i]  # a few: overlaps
+        for start, end, k in reversed(before):
             if start >= lo and end <= span[0]:
                 return self.specs[k]
         j = bisect.bisect_left(self.starts, span[1])

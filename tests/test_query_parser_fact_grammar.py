@@ -568,6 +568,72 @@ def test_insider_status_asked_about_or_denied(question: str, facts: dict) -> Non
 @pytest.mark.parametrize(
     ("question", "facts"),
     [
+        # each petitioner's claim said another way: a possessive, in parentheses, in bullets
+        ("Three of us suppliers want to file an involuntary. My claim is $12,000, the produce "
+         "guy's is $8,000 and the linen service's is $5,000.", {"unsecured_claims_total": 25000}),
+        ("Involuntary against a sole proprietor. Petitioners: a bank (six thousand unsecured), "
+         "a landlord (five thousand) and a supplier (four thousand).",
+         {"unsecured_claims_total": 15000}),
+        ("involuntary ch 7, petition 10/1/12\n- petitioner A: 12k\n- B: 9.5k\n- C: 6k\n"
+         "- D: 3.5k\nall unsecured. sufficient?", {"unsecured_claims_total": 31000}),
+        # how many creditors, said loosely
+        ("Two of us want to file an involuntary; the distributor has something like 40 trade "
+         "creditors.", {"creditor_count": 40}),
+        ("Two suppliers filed an involuntary. The debtor's schedules list about 40 creditors, "
+         "none of them employees or insiders.", {"creditor_count": 40}),
+        ("our client alone wants to file an involuntary. the debtor company owes probably 30 "
+         "plus vendors.", {"petitioning_creditors": 1, "creditor_count": 30}),
+        # the only creditor willing to sign: an involuntary petition's claim
+        ("I am the only creditor willing to sign. Debtor owes me $45,000, undisputed.",
+         {"petitioning_creditors": 1, "unsecured_claims_total": 45000}),
+    ],
+)
+def test_involuntary_petitions_in_more_words(question: str, facts: dict) -> None:
+    got = parse(question).fact_values()
+    assert {k: got.get(k) for k in facts} == facts
+
+
+def test_a_part_said_unknown_leaves_the_total_open() -> None:
+    p = parse("Three of us will file an involuntary. Two of us are owed about $3k and $4k. The "
+              "third's claim amount is not known yet.")
+    assert "unsecured_claims_total" not in p.fact_values()
+    assert "unsecured_claims_total" in p.left_open
+
+
+@pytest.mark.parametrize(
+    ("question", "facts"),
+    [
+        ("They owe me $6,200 for work in my last pay period, which ended August 30 2019.",
+         {"wages_earned_date": date(2019, 8, 30)}),
+        ("We filed on September 26, 2016. About four months before (around 120 days) we put a "
+         "$2,500 hot tub on a store credit account.",
+         {"days_luxury_before_relief": 120, "luxury_goods_amount": 2500}),
+        # the asker's job is not the fact a duration is of: the payment is nearer
+        ("hi, I work in AR for a distributor. customer (an LLC) paid us 18.5k on invoices that "
+         "were 60+ days past due, 40 days before they filed ch 11 on sept 5 2023.",
+         {"days_before_filing": 40, "days_wages_earned_before_filing": None}),
+        ("OpCo Inc. filed 4/30/24. HoldCo Inc., which owns 80% of OpCo's voting stock, was "
+         "repaid a loan. Is HoldCo an insider?", {"relationship": "affiliate"}),
+        # what is not yet known, and what another only mentioned, is no fact
+        ("We have not yet found out what terms are standard in the regional fuel industry.",
+         {"ordinary_business_terms": None}),
+        ("I'm just her landlord, we're not related. Her lawyer mentioned insiders. Could I be "
+         "considered one?", {"relationship": "none", "creditor_is_insider": None}),
+        ("She paid $2,300 toward her delinquent credit card with us. Her debts are all consumer "
+         "stuff. The card is unsecured and her case is a no-asset case.",
+         {"antecedent_debt": True, "debtor_consumer_debts": True,
+          "creditor_receives_more": True}),
+    ],
+)
+def test_wages_luxuries_affiliates_and_preferences_in_more_words(question: str,
+                                                                 facts: dict) -> None:
+    got = parse(question).fact_values()
+    assert {k: got.get(k) for k in facts} == facts
+
+
+@pytest.mark.parametrize(
+    ("question", "facts"),
+    [
         ("The supplier's counsel has conceded they have no new-value, ordinary-course or other "
          "statutory defense. Can the trustee claw this back?",
          {"preference_exceptions_excluded": True}),
