@@ -168,7 +168,7 @@ _FILING_NOUN = re.compile(
 # a date its clause goes on to say was paid: "On 10 June 2019 she repaid her sister"
 _TRANSFER_AFTER = re.compile(
     r",?\s+(?:I|we|he|she|it|they|the\s+(?:debtor|company)|(?-i:[A-Z][a-z]+))\s+(?:had\s+)?"
-    r"(?P<kw>paid|repaid|transferred|wired|sent|made)\b", re.I
+    r"(?P<kw>paid|repaid|transferred|wired|sent|made|caught\s+up)\b", re.I
 )
 _NOW_LEAD = re.compile(r"\b(?:as\s+of|right)\s+$", re.I)
 _CLAUSE_BREAK = re.compile(r"[?!;]|\.(?=\s+[A-Z])|\n")

@@ -66,10 +66,16 @@ _BOUND = re.compile(
 )
 # a hedged number: an approximate fact in a statement ("they hold about $40,000 of claims"),
 # no fact in a question ("the threshold for a transfer of about $6,000?")
-_HEDGE = re.compile(r"\b(?:about|approximately|approx\.|around|roughly)\s*", re.I)
+_HEDGE = re.compile(r"\b(?:about|approximately|approx\.|around|roughly|like|maybe)\s*", re.I)
 # a statement of when something happened, not a bound to test: "earned within 60 days before"
 _STATED_WITHIN = re.compile(
     r"\b(?:earned|incurred|made|obtained|taken|took|charged|paid|received|run\s+up)\s+within\s*$",
+    re.I,
+)
+# the law the asker reports, not a fact: "I read that wages from the last 180 days are priority"
+_REPORTED_LAW = re.compile(
+    r"\b(?:I\s+read|(?:I|we)(?:['’]ve|\s+have)?\s+heard|(?:the\s+)?(?:law|rule|statute|code)\s+"
+    r"says|(?:someone|somebody|my\s+\w+)\s+(?:said|says|told\s+(?:me|us)))\s+(?:that\s+)?[^.;?]*$",
     re.I,
 )
 # "does it need three petitioning creditors?": the rule's number, not a fact
@@ -122,11 +128,12 @@ _AMOUNT_START = (r"(?=\$|USD|(?<![\w$.,])\d(?!\d*[/-]\d)|(?<![\w$-])(?<!thousand
 # words between the words before an amount and the amount: "the claim is exactly $13,650",
 # "unsecured about $200,000" (a hedged amount)
 _AMOUNT_FILLER = (r"(?:(?:exactly|precisely|just|only|a\s+total\s+of|in\s+total|about|"
-                  r"approximately|approx\.|around|roughly)\s*)?")
+                  r"approximately|approx\.|around|roughly|like|maybe)\s*)?")
 # an amount said again as the one already stated: "paid her dentist $450 ... avoid the $450 payment"
 # a pronoun that points back to the sentence before: "... cash advances. i took them out ..."
 _BACK_REFERENCE = re.compile(r"\b(?:them|they|those|these|it)\b", re.I)
 _RESTATED = re.compile(r"\b(?:the|that|this|those|these|same)\s+$", re.I)
+_TOTAL_AFTER = re.compile(r"\s*(?:total\b|in\s+(?:total|all)\b|altogether\b|combined\b)", re.I)
 _LIST_JOIN = re.compile(r"\s*,\s*(?:and\s+)?|\s+(?:and|plus)\s+|\s*\+\s*", re.I)
 _MULT = {"k": 1_000, "thousand": 1_000, "grand": 1_000, "m": 1_000_000, "mm": 1_000_000,
          "million": 1_000_000, "billion": 1_000_000_000, "bn": 1_000_000_000}
@@ -141,6 +148,7 @@ _WHEN = (r"(?:(?:(?:[A-Z][a-z]+\.?\s+(?:\d{1,2}(?:st|nd|rd|th)?,?\s+)?)?\d{4}|"
 _ANCHOR = (
     r"(?P<anchor>" + _OWNER + _WHEN +
     r"(?:(?P<relief>(?:entry\s+of\s+the\s+)?order\s+for\s+relief)|"
+    r"(?:(?:individual|joint|voluntary|involuntary|personal)\s+)?"
     r"(?:(?:bankruptcy|chapter\s+\d+)\s+)?(?:filing(?:\s+date)?|petition(?:\s+date)?|"
     r"bankruptcy(?:\s+(?:filing|petition|case))?|case\s+(?:was\s+)?filed|"
     r"date\s+of\s+(?:the\s+)?(?:filing|petition)(?:\s+of\s+the\s+petition)?|"
@@ -148,6 +156,9 @@ _ANCHOR = (
     r"(?:I|we|you|it|he|she|they|the\s+debtor|the\s+company|the\s+debtors|(?-i:[A-Z][a-z]+)|"
     r"(?:the|my|our|his|her|their|its)\s+(?:[\w-]+\s+)?[\w-]+)\s+"
     r"(?:(?:shut\s+down|closed(?:\s+down)?|went\s+under)\s+and\s+)?(?:filed|filing|files|file)\b|"
+    # the cessation of the debtor's business, § 507(a)(4)'s other anchor
+    r"(?:it|they|the\s+(?:company|business|debtor|store|shop|employer))\s+(?:shut\s+down|closed"
+    r"(?:\s+down)?|went\s+under|ceased\s+operations)\b|"
     r"that\b|then\b))"
 )
 _UNITS = r"(?P<unit>days?|weeks?|months?|years?)"
@@ -176,7 +187,10 @@ DURATION_RE = re.compile(
     # a worker's last weeks before the filing: "his last two weeks were never paid", "my last
     # five weeks of wages" (a fact only by the words around it, never the default's)
     rf"|\b(?:my|his|her|their|our)\s+(?:last|final)\s+(?P<n3>{NUM})\s+(?P<unit3>days?|weeks?|months?)"
-    r"(?=\s+(?:of\s+(?:work|wages|pay)|(?:were|was|went)\s+(?:never\s+paid|unpaid)))",
+    r"(?=\s+(?:of\s+(?:work|wages|pay)|(?:were|was|went)\s+(?:never\s+paid|unpaid)))"
+    # "I worked my last month there right up to the filing"
+    rf"|(?<=\bworked\s)(?:my|his|her|their|our)\s+(?:last|final)\s+(?:(?P<n4>{NUM})\s+)?"
+    r"(?P<unit4>days?|weeks?|months?)\b",
     re.I,
 )
 _UNIT_DAYS = {"day": 1, "week": 7, "month": 30, "year": 365}
@@ -194,7 +208,8 @@ _SENTENCE_BREAK = re.compile(
 )
 # "Was the debtor insolvent?": a yes/no question about the fact asserts nothing
 _YESNO_LEAD = re.compile(
-    r"\s*(?:is|was|were|are|am|(?:does|do|did|would|will|could)\s+(?:it|he|she|they|we|I|you|"
+    r"\s*(?:is|was|were|are|am|(?:does|do|did|would|will|could)\s+(?:that|this|it)\s+make\s+"
+    r"(?:him|her|them|it|us|me|the\s+\w+)|(?:does|do|did|would|will|could)\s+(?:it|he|she|they|we|I|you|"
     r"this|that|the\s+\w+|(?-i:[A-Z])[\w&.-]*)\s+(?:count|qualify|rank)\s+as|(?:would|will|"
     r"could|might)\s+(?:it|he|she|they|we|I|you|this|that|the(?:\s+\w+){1,3})\s+be|(?:would|will|could|might|can|does|do|did)\s+(?:an?|the|"
     r"any)\s+(?:court|judge|trustee|law|code)\s+(?:treat|consider|see|regard|view|deem|count|"
@@ -202,9 +217,10 @@ _YESNO_LEAD = re.compile(
     r"that|which|who|whom|where|whose)\b)[^,;:]){0,80}$",
     re.I,
 )
+# the end of a yes/no question, its mark or (typed without any) the end of the text
 _YESNO_TAIL = re.compile(
     r"\s*(?:,?\s*or\s+not\b\s*)?(?:(?:of|under|for|to|within|as|when|at|in|with|by|because|"
-    r"given|and|so|if|which|meaning)\b[^?]{0,120})?\?",
+    r"given|and|so|if|which|meaning)\b[^?]{0,120})?(?:\?|(?<![.!])\s*$)",
     re.I,
 )
 _COMPLEMENT_LEAD = re.compile(r"\b(?:an?|the|considered|deemed|treated\s+as)\s+$", re.I)
@@ -231,9 +247,9 @@ _FRAGMENT_TAIL = re.compile(r"\s*(?:,?\s*or\s+not)?\s*\?", re.I)
 # a statement left open: "I haven't figured out whether her debts are mostly consumer or ...",
 # "we haven't looked into what's standard in the industry", "not sure if that counts as
 # regular income", "whether R. Delgado is an insider", "says nothing about how it paid"
-_WHETHER_LEAD = re.compile(r"\b(?:whether|(?:looked\s+into|checked|know|figured\s+out|"
-                           r"f(?:ou|i)nd\s+out|sure\s+"
-                           r"(?:of|about)|no\s+idea(?:\s+yet)?)\s+what|"
+_WHETHER_LEAD = re.compile(r"\b(?:whether|(?:looked\s+(?:into|at)|checked|know|figured\s+out|"
+                           r"f(?:ou|i)nd\s+out|sure\s+(?:of|about)|no\s+idea(?:\s+yet)?|"
+                           r"information(?:\s+yet)?\s+(?:on|about|as\s+to))\s+what|"
                            r"(?:not\s+sure|unsure|wondering|knows?(?:\s+yet)?)\s+if|"
                            r"(?:says|said)\s+nothing\s+about)\b(?:[^,;:.?]|\b[A-Z]\.){0,60}$",
                            re.I)
@@ -462,7 +478,8 @@ class FactReader:
                 continue
             if m["n"] is not None and hedged(span) is None:
                 continue
-            if alternative(span):
+            if alternative(span) or _REPORTED_LAW.search(q, sentences.bounds(span[0])[0],
+                                                         span[0]):
                 continue
             if m["n2"] is not None and _ONGOING.search(q, max(0, span[0] - 60), span[0]):
                 continue  # how long a state lasted: "paid as it had for the past six years"
@@ -552,7 +569,8 @@ def _duration_days(m: re.Match[str]) -> tuple[int, bool]:
         return int(exact), False
     n, unit = ((m["n"], m["unit"]) if m["n"] is not None else
                (m["n2"], m["unit2"]) if m["n2"] is not None else
-               (m["n3"], m["unit3"]) if m["n3"] is not None else ("one", m["unit1"]))
+               (m["n3"], m["unit3"]) if m["n3"] is not None else
+               (m["n4"] or "one", m["unit4"]) if m["unit4"] is not None else ("one", m["unit1"]))
     unit = unit.lower().rstrip("s")
     days = (number_value(n) + (0.5 if m["half"] else 0)) * _UNIT_DAYS[unit]
     return round(days), unit in ("month", "year") or bool(m["half"])
@@ -616,10 +634,13 @@ def _one_value_each(found: list[QueryFact]) -> tuple[list[QueryFact], list[str]]
 
 def _amount_lists(q: str, amounts: list[re.Match[str]]) -> list[list[re.Match[str]]]:
     """The amounts in order, those of a list ("$400, $400 and $350") in one group: a fact the
-    words around the list give is their sum (a range, "between $5,000 and $9,000", is bounded)."""
+    words around the list give is their sum (a range, "between $5,000 and $9,000", is bounded).
+    An amount followed by "total" is the list's total, not one of it ("$3,500 and $4,500,
+    $8,000 total")."""
     groups: list[list[re.Match[str]]] = []
     for m in amounts:
-        if groups and _LIST_JOIN.fullmatch(q, groups[-1][-1].end(), m.start()):
+        if (groups and _LIST_JOIN.fullmatch(q, groups[-1][-1].end(), m.start())
+                and not _TOTAL_AFTER.match(q, m.end())):
             groups[-1].append(m)
         else:
             groups.append([m])

@@ -593,6 +593,74 @@ def test_involuntary_petitions_in_more_words(question: str, facts: dict) -> None
     assert {k: got.get(k) for k in facts} == facts
 
 
+@pytest.mark.parametrize(
+    ("question", "facts"),
+    [
+        # a list's total said after it is the total, not one more part
+        ("LLC debtor. Two payments to our firm in the preference window: $3,500 and $4,500, "
+         "$8,000 total.", {"transfer_amount": 8000}),
+        # a loan paid back in full is the transfer
+        ("my brother lent me 15k a few years ago and i paid him back in full on jan 14 2016.",
+         {"transfer_amount": 15000, "antecedent_debt": True}),
+        ("they caught up $27,500 of old lease arrears.",
+         {"transfer_amount": 27500, "antecedent_debt": True}),
+        ("honestly I was broke the whole time, owed way more than I had.",
+         {"debtor_insolvent": True}),
+        ("trustee says my brother in law got paid in full when everybody else gets pennies",
+         {"creditor_receives_more": True}),
+        # § 547(c)(2)'s three facts in more words
+        ("the fees were our normal monthly service fees, nothing unusual about the debt.",
+         {"ordinary_course_debt": True}),
+        ("our trade association survey shows 60-90 day payment is totally normal in this "
+         "industry.", {"ordinary_business_terms": True}),
+        ("it's conceded that those payment terms were far outside anything normal in the "
+         "industry.", {"ordinary_business_terms": False}),
+        ("the payments followed the parties' own long-standing (if idiosyncratic) practice.",
+         {"ordinary_course_payment": True}),
+        ("a lump sum, and not on terms that are normal in our industry.",
+         {"ordinary_business_terms": False}),
+        ("I don't have any information yet on what is customary in our industry.",
+         {"ordinary_business_terms": None}),
+        ("haven't looked at what's typical in our industry yet.",
+         {"ordinary_business_terms": None}),
+    ],
+)
+def test_transfers_and_the_ordinary_course_in_more_words(question: str, facts: dict) -> None:
+    got = parse(question).fact_values()
+    assert {k: got.get(k) for k in facts} == facts
+
+
+@pytest.mark.parametrize(
+    ("question", "facts"),
+    [
+        ("I'm owed sixteen thousand dollars in commissions I earned in the two months before "
+         "they shut down.", {"days_wages_earned_before_filing": 60}),
+        # the law the asker reports is no fact
+        ("A forklift operator has a $2,000 claim for wages from work that ended about four "
+         "months (roughly 120 days) before the filing. I read that wages from the last 180 days "
+         "are priority - so all of it?", {"days_wages_earned_before_filing": 120}),
+        ("Employee claim of $9,000 against a debtor.", {"wage_claim_amount": 9000}),
+        ("Company filed June 23, 2008; I worked my last month there right up to the filing.",
+         {"days_wages_earned_before_filing": 30}),
+        ("exactly sixty days before filing he pulled $1,300 out of an ATM on his credit card.",
+         {"cash_advance_amount": 1300, "days_cash_advance_before_relief": 60}),
+        ("A debtor booked a $2,500 Caribbean cruise 45 days before his individual chapter 7 "
+         "petition of July 16, 2001.", {"days_luxury_before_relief": 45}),
+        ("We both work full time. Our unsecured debts total $500,000 and our mortgages total "
+         "$1,200,000.", {"debtor_regular_income": True, "secured_debts": 1200000}),
+        ("teacher, steady job. mortgage is like 150k.", {"secured_debts": 150000}),
+        # a yes/no question typed without its mark
+        ("we're not related or friends or anything, I just rent an apartment from him. does "
+         "that make him an insider", {"relationship": "none", "creditor_is_insider": None}),
+        ("Three creditors lined up for an involuntary. My client's claim is $8,000. The other "
+         "two won't tell us what they're owed.", {"unsecured_claims_total": None}),
+    ],
+)
+def test_wages_cash_advances_and_eligibility_in_more_words(question: str, facts: dict) -> None:
+    got = parse(question).fact_values()
+    assert {k: got.get(k) for k in facts} == facts
+
+
 def test_a_part_said_unknown_leaves_the_total_open() -> None:
     p = parse("Three of us will file an involuntary. Two of us are owed about $3k and $4k. The "
               "third's claim amount is not known yet.")
