@@ -129,10 +129,12 @@ _AMOUNT_START = (r"(?=\$|USD|(?<![\w$.,])\d(?!\d*[/-]\d)|(?<![\w$-])(?<!thousand
 # "unsecured about $200,000" (a hedged amount)
 _AMOUNT_FILLER = (r"(?:(?:exactly|precisely|just|only|a\s+total\s+of|in\s+total|about|"
                   r"approximately|approx\.|around|roughly|like|maybe)\s*)?")
-# an amount said again as the one already stated: "paid her dentist $450 ... avoid the $450 payment"
 # a pronoun that points back to the sentence before: "... cash advances. i took them out ..."
 _BACK_REFERENCE = re.compile(r"\b(?:them|they|those|these|it)\b", re.I)
+# an amount said again as the one already stated: "paid her dentist $450 ... avoid the $450
+# payment"
 _RESTATED = re.compile(r"\b(?:the|that|this|those|these|same)\s+$", re.I)
+# an amount a list's total follows: "$3,500 and $4,500, $8,000 total"
 _TOTAL_AFTER = re.compile(r"\s*(?:total\b|in\s+(?:total|all)\b|altogether\b|combined\b)", re.I)
 _LIST_JOIN = re.compile(r"\s*,\s*(?:and\s+)?|\s+(?:and|plus)\s+|\s*\+\s*", re.I)
 _MULT = {"k": 1_000, "thousand": 1_000, "grand": 1_000, "m": 1_000_000, "mm": 1_000_000,
@@ -186,7 +188,8 @@ DURATION_RE = re.compile(
     r"(?P<unit1>day|week|month|year)\b"
     # a worker's last weeks before the filing: "his last two weeks were never paid", "my last
     # five weeks of wages" (a fact only by the words around it, never the default's)
-    rf"|\b(?:my|his|her|their|our)\s+(?:last|final)\s+(?P<n3>{NUM})\s+(?P<unit3>days?|weeks?|months?)"
+    rf"|\b(?:my|his|her|their|our)\s+(?:last|final)\s+(?P<n3>{NUM})\s+"
+    r"(?P<unit3>days?|weeks?|months?)"
     r"(?=\s+(?:of\s+(?:work|wages|pay)|(?:were|was|went)\s+(?:never\s+paid|unpaid)))"
     # "I worked my last month there right up to the filing"
     rf"|(?<=\bworked\s)(?:my|his|her|their|our)\s+(?:last|final)\s+(?:(?P<n4>{NUM})\s+)?"
@@ -209,9 +212,10 @@ _SENTENCE_BREAK = re.compile(
 # "Was the debtor insolvent?": a yes/no question about the fact asserts nothing
 _YESNO_LEAD = re.compile(
     r"\s*(?:is|was|were|are|am|(?:does|do|did|would|will|could)\s+(?:that|this|it)\s+make\s+"
-    r"(?:him|her|them|it|us|me|the\s+\w+)|(?:does|do|did|would|will|could)\s+(?:it|he|she|they|we|I|you|"
-    r"this|that|the\s+\w+|(?-i:[A-Z])[\w&.-]*)\s+(?:count|qualify|rank)\s+as|(?:would|will|"
-    r"could|might)\s+(?:it|he|she|they|we|I|you|this|that|the(?:\s+\w+){1,3})\s+be|(?:would|will|could|might|can|does|do|did)\s+(?:an?|the|"
+    r"(?:him|her|them|it|us|me|the\s+\w+)|(?:does|do|did|would|will|could)\s+(?:it|he|she|"
+    r"they|we|I|you|this|that|the\s+\w+|(?-i:[A-Z])[\w&.-]*)\s+(?:count|qualify|rank)\s+as|"
+    r"(?:would|will|could|might)\s+(?:it|he|she|they|we|I|you|this|that|the(?:\s+\w+){1,3})\s+"
+    r"be|(?:would|will|could|might|can|does|do|did)\s+(?:an?|the|"
     r"any)\s+(?:court|judge|trustee|law|code)\s+(?:treat|consider|see|regard|view|deem|count|"
     r"call))\b(?:\s+that\b)?(?:(?!\b(?:when|while|after|before|because|if|since|"
     r"that|which|who|whom|where|whose)\b)[^,;:]){0,80}$",
