@@ -255,7 +255,11 @@ _WHETHER_LEAD = re.compile(r"\b(?:whether|(?:looked\s+(?:into|at)|checked|know|f
                            r"f(?:ou|i)nd\s+out|sure\s+(?:of|about)|no\s+idea(?:\s+yet)?|"
                            r"information(?:\s+yet)?\s+(?:on|about|as\s+to))\s+what|"
                            r"(?:not\s+sure|unsure|wondering|knows?(?:\s+yet)?)\s+if|"
-                           r"(?:says|said)\s+nothing\s+about)\b(?:[^,;:.?]|\b[A-Z]\.){0,60}$",
+                           r"(?:says|said)\s+nothing\s+about)\b"
+                           # a list's comma ("whether he was an officer, director or ..."): the
+                           # search ends at the value, so the value is the end of the text
+                           r"(?:[^,;:.?]|,(?=\s+(?:[\w-]+,|[\w-]+\s+(?:or|and|nor)\b|$))|"
+                           r"\b[A-Z]\.){0,60}$",
                            re.I)
 # a number offered as one of two: "could be last winter or two years ago"
 _EITHER_LEAD = re.compile(r"\b(?:could|might|may)\s+(?:have\s+)?be(?:en)?\b[^,;:.?]{0,40}\bor\s+$",

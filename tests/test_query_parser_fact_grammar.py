@@ -661,6 +661,34 @@ def test_wages_cash_advances_and_eligibility_in_more_words(question: str, facts:
     assert {k: got.get(k) for k in facts} == facts
 
 
+@pytest.mark.parametrize(
+    ("question", "facts"),
+    [
+        ("the board approved repaying $80,000 that I, as CFO, had personally advanced to cover "
+         "payroll.", {"antecedent_debt": True}),
+        ("I was preferred over the trade creditors, who will get well under what I got.",
+         {"creditor_receives_more": True}),
+        ("Per the creditor's declaration: the terms match industry norms.",
+         {"ordinary_business_terms": True}),
+        # an asker's title is no relationship; a relative of an elected official of the city is
+        ("I'm the finance director of a small city that filed under chapter 9. Among the "
+         "creditors is a paving contractor owned by the husband of one of our elected council "
+         "members.", {"relationship": "relative_of_elected_official"}),
+        # a whether's list leaves each value open
+        ("I don't know his title or whether he was an officer, director or just a bookkeeper.",
+         {"relationship": None}),
+        ("secured debt is the mortgage and car, $240,000 together.", {"secured_debts": 240000}),
+        ("bought concert tickets and a designer handbag from one retailer on sept 1, total six "
+         "hundred dollars.", {"luxury_goods_amount": 600}),
+        ("Three petitioners in an involuntary: one owed $8,000, one owed $6,000, and a third "
+         "whose claim amount we haven't confirmed yet.", {"unsecured_claims_total": None}),
+    ],
+)
+def test_officers_officials_and_amounts_in_more_words(question: str, facts: dict) -> None:
+    got = parse(question).fact_values()
+    assert {k: got.get(k) for k in facts} == facts
+
+
 def test_a_part_said_unknown_leaves_the_total_open() -> None:
     p = parse("Three of us will file an involuntary. Two of us are owed about $3k and $4k. The "
               "third's claim amount is not known yet.")
