@@ -451,67 +451,35 @@ def test_a_duration_that_names_its_anchor_wins_over_an_implied_one() -> None:
 
 
 @pytest.mark.parametrize(
-    ("question", "total"),
+    ("question", "name", "total"),
     [
         # parts of an aggregate: summed, a fully secured claim counting for nothing
         ("Three creditors want to file an involuntary petition: one is owed $12,000 unsecured, "
-         "one $9,000 unsecured, and a bank is owed $40,000 fully secured by equipment.", 21000),
+         "one $9,000 unsecured, and a bank is owed $40,000 fully secured by equipment.",
+         "unsecured_claims_total", 21000),
         # an amount stated as the total wins over the parts
         ("Three of us want to file an involuntary. Claims are $8,000, $6,000 and $5,000, but "
-         "the $5,000 one is disputed, so only $14,000 of undisputed claims count.", 14000),
+         "the $5,000 one is disputed, so only $14,000 of undisputed claims count.",
+         "unsecured_claims_total", 14000),
         ("Three creditors filed an involuntary petition. Their claims total $30,000, but "
-         "$15,000 of that is covered by a lien.", 15000),
+         "$15,000 of that is covered by a lien.", "unsecured_claims_total", 15000),
         ("Four of us are owed a total of 12 grand by the debtor; we want to force it into "
-         "bankruptcy.", 12000),
-    ],
-)
-def test_an_aggregated_amount_sums_its_parts_unless_a_total_is_stated(question: str,
-                                                                       total: int) -> None:
-    p = parse(question)
-    assert p.fact_values()["unsecured_claims_total"] == total
-    assert not p.warnings
-
-
-@pytest.mark.parametrize(
-    ("question", "total"),
-    [
+         "bankruptcy.", "unsecured_claims_total", 12000),
         # § 547(c)(9)'s "aggregate value": the payments listed are parts
         ("Corporate debtor filed 19 June 2025. Three checks to the same staffing agency in the "
-         "last 90 days: $3,100, $2,900 and $3,100.", 9100),
+         "last 90 days: $3,100, $2,900 and $3,100.", "transfer_amount", 9100),
         ("The debtor paid $5,000 and then paid $6,000 to the supplier 30 days before filing.",
-         11000),
+         "transfer_amount", 11000),
         # an amount said again is not another part
         ("On May 2, 1997 she paid her dentist $450 on an overdue bill. Can the trustee avoid the "
-         "$450 payment?", 450),
+         "$450 payment?", "transfer_amount", 450),
     ],
 )
-def test_the_transfers_a_question_lists_are_parts_of_the_aggregate(question: str,
-                                                                   total: int) -> None:
+def test_an_aggregated_amount_sums_its_parts_unless_a_total_is_stated(question: str, name: str,
+                                                                       total: int) -> None:
     p = parse(question)
-    assert p.fact_values()["transfer_amount"] == total
+    assert p.fact_values()[name] == total
     assert not p.warnings
-
-
-@pytest.mark.parametrize(
-    ("question", "facts"),
-    [
-        # a number in thousands after "claims are", and the list it starts
-        ("Three of us are owed by a builder. claims are 6,000, 6,400 and 5,500, undisputed. "
-         "want to file involuntary bankruptcy.", {"unsecured_claims_total": 17900}),
-        ("Unsecured debt: approx. $600,000. Secured: $1.5 million.",
-         {"noncontingent_unsecured_debts": 600000, "secured_debts": 1500000}),
-        # a statement before a question in lower-case writing is its own sentence, so its hedged
-        # amounts are facts
-        ("unsecured debt is around 600k, secured is about 400k. my friend said there's a "
-         "combined 2.75 million limit so we're fine?",
-         {"noncontingent_unsecured_debts": 600000, "secured_debts": 400000}),
-        ("unsecured debts $500,000, house and car loans total $1.2 million. eligible?",
-         {"noncontingent_unsecured_debts": 500000, "secured_debts": 1200000}),
-    ],
-)
-def test_amounts_said_without_a_dollar_sign_or_hedged(question: str, facts: dict) -> None:
-    got = parse(question).fact_values()
-    assert {k: got.get(k) for k in facts} == facts
 
 
 @pytest.mark.parametrize(
@@ -540,6 +508,18 @@ def test_a_duration_before_she_files_and_one_its_pronoun_ties_to_the_sentence_be
 @pytest.mark.parametrize(
     ("question", "facts"),
     [
+        # a number in thousands after "claims are", and the list it starts
+        ("Three of us are owed by a builder. claims are 6,000, 6,400 and 5,500, undisputed. "
+         "want to file involuntary bankruptcy.", {"unsecured_claims_total": 17900}),
+        ("Unsecured debt: approx. $600,000. Secured: $1.5 million.",
+         {"noncontingent_unsecured_debts": 600000, "secured_debts": 1500000}),
+        # a statement before a question in lower-case writing is its own sentence, so its hedged
+        # amounts are facts
+        ("unsecured debt is around 600k, secured is about 400k. my friend said there's a "
+         "combined 2.75 million limit so we're fine?",
+         {"noncontingent_unsecured_debts": 600000, "secured_debts": 400000}),
+        ("unsecured debts $500,000, house and car loans total $1.2 million. eligible?",
+         {"noncontingent_unsecured_debts": 500000, "secured_debts": 1200000}),
         # what another party says, or what a form asks about, is not the asker's statement (the
         # creditor is no insider by derivation from the relationship, not a word of its own)
         ("He's just the guy who owns my apartment building, no family or business ties to me at "
@@ -558,16 +538,6 @@ def test_a_duration_before_she_files_and_one_its_pronoun_ties_to_the_sentence_be
         # § 101(2)(A): owning 20% or more of the debtor's voting securities
         ("Debtor Subco LLC is 85% owned by HoldCo. Does HoldCo count as an insider of Subco?",
          {"relationship": "affiliate"}),
-    ],
-)
-def test_insider_status_asked_about_or_denied(question: str, facts: dict) -> None:
-    got = parse(question).fact_values()
-    assert {k: got.get(k) for k in facts} == facts
-
-
-@pytest.mark.parametrize(
-    ("question", "facts"),
-    [
         # each petitioner's claim said another way: a possessive, in parentheses, in bullets
         ("Three of us suppliers want to file an involuntary. My claim is $12,000, the produce "
          "guy's is $8,000 and the linen service's is $5,000.", {"unsecured_claims_total": 25000}),
@@ -586,16 +556,6 @@ def test_insider_status_asked_about_or_denied(question: str, facts: dict) -> Non
         # the only creditor willing to sign: an involuntary petition's claim
         ("I am the only creditor willing to sign. Debtor owes me $45,000, undisputed.",
          {"petitioning_creditors": 1, "unsecured_claims_total": 45000}),
-    ],
-)
-def test_involuntary_petitions_in_more_words(question: str, facts: dict) -> None:
-    got = parse(question).fact_values()
-    assert {k: got.get(k) for k in facts} == facts
-
-
-@pytest.mark.parametrize(
-    ("question", "facts"),
-    [
         # a list's total said after it is the total, not one more part
         ("LLC debtor. Two payments to our firm in the preference window: $3,500 and $4,500, "
          "$8,000 total.", {"transfer_amount": 8000}),
@@ -623,16 +583,6 @@ def test_involuntary_petitions_in_more_words(question: str, facts: dict) -> None
          {"ordinary_business_terms": None}),
         ("haven't looked at what's typical in our industry yet.",
          {"ordinary_business_terms": None}),
-    ],
-)
-def test_transfers_and_the_ordinary_course_in_more_words(question: str, facts: dict) -> None:
-    got = parse(question).fact_values()
-    assert {k: got.get(k) for k in facts} == facts
-
-
-@pytest.mark.parametrize(
-    ("question", "facts"),
-    [
         ("I'm owed sixteen thousand dollars in commissions I earned in the two months before "
          "they shut down.", {"days_wages_earned_before_filing": 60}),
         # the law the asker reports is no fact
@@ -654,16 +604,6 @@ def test_transfers_and_the_ordinary_course_in_more_words(question: str, facts: d
          "that make him an insider", {"relationship": "none", "creditor_is_insider": None}),
         ("Three creditors lined up for an involuntary. My client's claim is $8,000. The other "
          "two won't tell us what they're owed.", {"unsecured_claims_total": None}),
-    ],
-)
-def test_wages_cash_advances_and_eligibility_in_more_words(question: str, facts: dict) -> None:
-    got = parse(question).fact_values()
-    assert {k: got.get(k) for k in facts} == facts
-
-
-@pytest.mark.parametrize(
-    ("question", "facts"),
-    [
         ("the board approved repaying $80,000 that I, as CFO, had personally advanced to cover "
          "payroll.", {"antecedent_debt": True}),
         ("I was preferred over the trade creditors, who will get well under what I got.",
@@ -682,23 +622,6 @@ def test_wages_cash_advances_and_eligibility_in_more_words(question: str, facts:
          "hundred dollars.", {"luxury_goods_amount": 600}),
         ("Three petitioners in an involuntary: one owed $8,000, one owed $6,000, and a third "
          "whose claim amount we haven't confirmed yet.", {"unsecured_claims_total": None}),
-    ],
-)
-def test_officers_officials_and_amounts_in_more_words(question: str, facts: dict) -> None:
-    got = parse(question).fact_values()
-    assert {k: got.get(k) for k in facts} == facts
-
-
-def test_a_part_said_unknown_leaves_the_total_open() -> None:
-    p = parse("Three of us will file an involuntary. Two of us are owed about $3k and $4k. The "
-              "third's claim amount is not known yet.")
-    assert "unsecured_claims_total" not in p.fact_values()
-    assert "unsecured_claims_total" in p.left_open
-
-
-@pytest.mark.parametrize(
-    ("question", "facts"),
-    [
         ("They owe me $6,200 for work in my last pay period, which ended August 30 2019.",
          {"wages_earned_date": date(2019, 8, 30)}),
         ("We filed on September 26, 2016. About four months before (around 120 days) we put a "
@@ -719,17 +642,6 @@ def test_a_part_said_unknown_leaves_the_total_open() -> None:
          "stuff. The card is unsecured and her case is a no-asset case.",
          {"antecedent_debt": True, "debtor_consumer_debts": True,
           "creditor_receives_more": True}),
-    ],
-)
-def test_wages_luxuries_affiliates_and_preferences_in_more_words(question: str,
-                                                                 facts: dict) -> None:
-    got = parse(question).fact_values()
-    assert {k: got.get(k) for k in facts} == facts
-
-
-@pytest.mark.parametrize(
-    ("question", "facts"),
-    [
         ("The supplier's counsel has conceded they have no new-value, ordinary-course or other "
          "statutory defense. Can the trustee claw this back?",
          {"preference_exceptions_excluded": True}),
@@ -744,9 +656,17 @@ def test_wages_luxuries_affiliates_and_preferences_in_more_words(question: str,
          {"debtor_regular_income": True}),
     ],
 )
-def test_preference_and_eligibility_phrasings(question: str, facts: dict) -> None:
+def test_facts_stated_in_more_words(question: str, facts: dict) -> None:
+    """Phrasings of the blind sets' misses (check24 to check32), each read as the gold facts."""
     got = parse(question).fact_values()
     assert {k: got.get(k) for k in facts} == facts
+
+
+def test_a_part_said_unknown_leaves_the_total_open() -> None:
+    p = parse("Three of us will file an involuntary. Two of us are owed about $3k and $4k. The "
+              "third's claim amount is not known yet.")
+    assert "unsecured_claims_total" not in p.fact_values()
+    assert "unsecured_claims_total" in p.left_open
 
 
 @pytest.mark.parametrize(
