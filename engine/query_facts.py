@@ -197,6 +197,9 @@ DURATION_RE = re.compile(
     re.I,
 )
 _UNIT_DAYS = {"day": 1, "week": 7, "month": 30, "year": 365}
+# DURATION_RE's (count, unit) groups, one pair per alternative (no count: one unit)
+_DURATION_GROUPS = (("n", "unit"), ("n2", "unit2"), ("n3", "unit3"), ("n4", "unit4"),
+                    (None, "unit1"))
 # a perfect tense right before "for the past N years": how long something went on, no window
 _ONGOING = re.compile(r"\b(?:had|has|have|['’]ve)\b(?:\s+\w+){0,4}?\s+$", re.I)
 # a sentence ends at ? ! ; a line break, or a period before a capital or (in lower-case
@@ -575,10 +578,9 @@ def _duration_days(m: re.Match[str]) -> tuple[int, bool]:
     exact = m["x1"] or m["x2"]
     if exact:
         return int(exact), False
-    n, unit = ((m["n"], m["unit"]) if m["n"] is not None else
-               (m["n2"], m["unit2"]) if m["n2"] is not None else
-               (m["n3"], m["unit3"]) if m["n3"] is not None else
-               (m["n4"] or "one", m["unit4"]) if m["unit4"] is not None else ("one", m["unit1"]))
+    n, unit = next((m[count] if count else None, m[unit]) for count, unit in _DURATION_GROUPS
+                   if m[unit] is not None)
+    n = n or "one"  # "in the last month", "worked my last month"
     unit = unit.lower().rstrip("s")
     days = (number_value(n) + (0.5 if m["half"] else 0)) * _UNIT_DAYS[unit]
     return round(days), unit in ("month", "year") or bool(m["half"])
