@@ -102,6 +102,22 @@ def date_warnings(parsed: ParsedQuery, catalog: Catalog, today: date | None = No
     return out
 
 
+def jurisdiction_warnings(parsed: ParsedQuery, catalog: Catalog) -> list[str]:
+    """A warning for each jurisdiction the question names beside the one it is answered in
+    whose own law is not in the corpus ("a Texas statute ... the federal rule")."""
+    asked = parsed.jurisdiction.value
+    named = dict.fromkeys(
+        j.value
+        for j in parsed.jurisdictions
+        if not jurisdiction_admits(asked, j.value) and not catalog.jurisdiction_known(j.value)
+    )
+    return [
+        f"the question names {jurisdiction_name(j)}, whose law is not in the corpus: the "
+        f"answer is {jurisdiction_name(asked)} law only"
+        for j in named
+    ]
+
+
 def decide(
     parsed: ParsedQuery,
     query: PlaneQuery,
@@ -111,6 +127,7 @@ def decide(
 ) -> Decision:
     decision = _decide(parsed, query, catalog, candidates, verdicts)
     decision.warnings.extend(date_warnings(parsed, catalog))
+    decision.warnings.extend(jurisdiction_warnings(parsed, catalog))
     return decision
 
 

@@ -561,5 +561,20 @@ def find_jurisdictions(question: str) -> list[JurisdictionMention]:
     return dedup
 
 
+# A state named as a source of law ("Iowa law", "the Iowa Code", "New York's Executive Law",
+# "a Florida credit statute", "Georgia's unclaimed property law"), as against a state named as
+# a place or a party's home ("a Delaware corporation", "a debtor living in Ohio", "an Iowa city").
+_STATE_LAW_AFTER_RE = re.compile(
+    r"(?:'s|\u2019s)?\s+(?:own\s+)?(?:[\w-]+\s+){0,2}?"
+    r"(?:laws?|codes?|statutes?|constitution|legislature|legislation)\b",
+    re.I,
+)
+
+
+def names_state_law(question: str, mention: JurisdictionMention) -> bool:
+    """Whether the state `mention` is named as the source of law the question asks about."""
+    return bool(_STATE_LAW_AFTER_RE.match(question, mention.span[1]))
+
+
 def bankruptcy_cue(question: str) -> re.Match[str] | None:
     return BANKRUPTCY_CUE_RE.search(question)

@@ -74,6 +74,7 @@ from structfirst.engine.query_citations import (
     bankruptcy_cue,
     find_citations,
     find_jurisdictions,
+    names_state_law,
     normalize_jurisdiction,
 )
 from structfirst.engine.query_dates import DateMention, QueryError, Span, find_dates
@@ -461,6 +462,10 @@ def _extract_predicates(q: str) -> list[Predicate]:
     return kept
 
 
+def _is_federal(jurisdiction: str) -> bool:
+    return jurisdiction == FEDERAL or jurisdiction.startswith(FEDERAL + "/")
+
+
 def _jurisdiction(
     q: str,
     caller: str | None,
@@ -474,18 +479,23 @@ def _jurisdiction(
     mentions.sort(key=lambda j: j.span)
     if caller is not None:
         return JurisdictionInfo(caller, "caller", None, None), mentions
-    if named:
-        first = named[0]
-        if first.value == FEDERAL:  # "federal" with a CFPB mention: take the specific one
-            cfpb = next((j for j in named if j.value == CFPB), None)
-            if cfpb is not None:
-                first = cfpb
+    federal = [j for j in named if _is_federal(j.value)]
+    if federal:  # a state beside federal law: federal law decides how the two relate
+        first = next((j for j in federal if j.value == CFPB), federal[0])
         return JurisdictionInfo(first.value, "explicit", first.span, first.text), mentions
-    if citations:
-        c = citations[0]
-        return JurisdictionInfo(c.jurisdiction, "inferred", c.span, c.text), mentions
-    cue = default == FEDERAL and (_STRONG_BANKRUPTCY.search(q) or bankruptcy_cue(q))
-    if cue:
+    federal_cite = next((c for c in citations if _is_federal(c.jurisdiction)), None)
+    cue = _STRONG_BANKRUPTCY.search(q) or bankruptcy_cue(q)
+    if named and (
+        not (federal_cite or cue) or any(names_state_law(q, j) for j in named)
+    ):  # the state's own law is asked about
+        first = named[0]
+        return JurisdictionInfo(first.value, "explicit", first.span, first.text), mentions
+    # no state, or states named only as places ("a Delaware corporation", "a debtor living
+    # in Ohio") in a question of federal law: a federal citation or bankruptcy words decide
+    cite = federal_cite if named else next(iter(citations), None)
+    if cite is not None:
+        return JurisdictionInfo(cite.jurisdiction, "inferred", cite.span, cite.text), mentions
+    if cue and (default == FEDERAL or named):
         mentions.append(JurisdictionMention(FEDERAL, cue.span(), cue.group(0), "inferred"))
         return JurisdictionInfo(FEDERAL, "inferred", cue.span(), cue.group(0)), mentions
     return JurisdictionInfo(default, "default", None, None), mentions

@@ -189,6 +189,21 @@ def test_iowa_abstains(engine: Engine) -> None:
     assert bundle.candidates == []
 
 
+def test_state_beside_federal_law_answers_under_federal_law_with_a_warning(
+    engine: Engine,
+) -> None:
+    bundle = engine.ask(
+        "An Iowa company filed chapter 7 in 2016. Can the trustee avoid a preferential "
+        "transfer it made?",
+        config=FAST,
+    )
+    assert bundle.parsed_query["jurisdiction"]["value"] == "us-federal"
+    assert bundle.candidates
+    assert {c.jurisdiction for c in bundle.candidates} <= {"us-federal", "us-federal/cfpb"}
+    assert "the question names Iowa, whose law is not in the corpus: the answer is federal " \
+        "law only" in bundle.decision.warnings
+
+
 @pytest.mark.parametrize(
     "question",
     [

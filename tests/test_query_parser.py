@@ -299,6 +299,19 @@ def test_citeurl_agrees_on_full_forms():
         ("What is the rule under federal Regulation E?", "us-federal/cfpb", "explicit"),
         ("Can the trustee avoid the payment?", "us-federal", "inferred"),
         ("What is the minimum?", "us-federal", "default"),
+        # a state beside federal law, or named only as a place in a question of federal law
+        ("Does Arizona law on debit card errors survive the federal rule?", "us-federal",
+         "explicit"),
+        ("An Oregon LLC filed chapter 11 in May. Can the trustee recover a payment?",
+         "us-federal", "inferred"),
+        ("A Kansas debtor moved to Utah last year; whose exemptions apply?", "us-federal",
+         "inferred"),
+        ("Our client, a Nevada corporation, cites 11 U.S.C. 547(b).", "us-federal", "inferred"),
+        # the state's own law is what is asked about
+        ("Does the Kansas Code let a county file for bankruptcy?", "us-ks", "explicit"),
+        ("Under Oregon's consumer lending statutes, what may a debtor's lender charge?",
+         "us-or", "explicit"),
+        ("What notice must an Arizona landlord give a tenant?", "us-az", "explicit"),
     ],
 )
 def test_jurisdiction(question, value, how):
