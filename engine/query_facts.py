@@ -66,7 +66,8 @@ _BOUND = re.compile(
 )
 # a hedged number: an approximate fact in a statement ("they hold about $40,000 of claims"),
 # no fact in a question ("the threshold for a transfer of about $6,000?")
-_HEDGE = re.compile(r"\b(?:about|approximately|approx\.|around|roughly|like|maybe)\s*", re.I)
+_HEDGE = re.compile(r"(?:\b(?:about|approximately|approx\.|around|roughly|like|maybe)|[~≈])\s*",
+                    re.I)
 # a statement of when something happened, not a bound to test: "earned within 60 days before"
 _STATED_WITHIN = re.compile(
     r"\b(?:earned|incurred|made|obtained|taken|took|charged|paid|received|run\s+up)\s+within\s*$",
@@ -128,7 +129,7 @@ _AMOUNT_START = (r"(?=\$|USD|(?<![\w$.,])\d(?!\d*[/-]\d)|(?<![\w$-])(?<!thousand
 # words between the words before an amount and the amount: "the claim is exactly $13,650",
 # "unsecured about $200,000" (a hedged amount)
 _AMOUNT_FILLER = (r"(?:(?:exactly|precisely|just|only|a\s+total\s+of|in\s+total|about|"
-                  r"approximately|approx\.|around|roughly|like|maybe)\s*)?")
+                  r"approximately|approx\.|around|roughly|like|maybe|[~≈])\s*)?")
 # a pronoun that points back to the sentence before: "... cash advances. i took them out ..."
 _BACK_REFERENCE = re.compile(r"\b(?:them|they|those|these|it)\b", re.I)
 # an amount said again as the one already stated: "paid her dentist $450 ... avoid the $450
@@ -165,9 +166,9 @@ _ANCHOR = (
 )
 _UNITS = r"(?P<unit>days?|weeks?|months?|years?)"
 # "ten weeks (70 days) before", "a month before (30 days)": the days in parentheses are exact
-_EXACT_DAYS = (r"(?:\s*\((?:exactly\s+|about\s+|roughly\s+|around\s+|approximately\s+|"
-               r"i\.e\.,?\s+)?(?P<{}>\d+)"
-               r"\s+days?\))?")
+_EXACT_DAYS = (r"(?:\s*(?:\(|[—–]|--)\s*(?:exactly\s+|about\s+|roughly\s+|around\s+|"
+               r"approximately\s+|i\.e\.,?\s+)?(?P<{}>\d+)"
+               r"\s+days?\s*(?:\)|[—–]|--))?")
 DURATION_RE = re.compile(
     rf"\b(?P<n>{NUM})(?P<half>\s+and\s+a\s+half)?[\s-]+{_UNITS}" + _EXACT_DAYS.format("x1") +
     r"\s+(?:(?:before|prior\s+to|preceding|ahead\s+of)\s+" + _ANCHOR +
@@ -186,6 +187,9 @@ DURATION_RE = re.compile(
     rf"(?P<n2>{NUM})\s+(?P<unit2>days?|weeks?|months?|years?)\b"
     r"|\b(?:within|in|during|over)\s+the\s+(?:last|past|preceding|prior|previous|final)\s+"
     r"(?P<unit1>day|week|month|year)\b"
+    # "commissions earned during the month before we filed"
+    r"|\b(?:within|in|during|over)\s+the\s+(?P<unit5>week|month|year)\s+(?=(?:before|prior\s+to|"
+    r"preceding)\s+(?:(?:we|I|they|he|she|it|the\s+\w+)\s+filed|the\s+(?:filing|petition))\b)"
     # a worker's last weeks before the filing: "his last two weeks were never paid", "my last
     # five weeks of wages" (a fact only by the words around it, never the default's)
     rf"|\b(?:my|his|her|their|our)\s+(?:last|final)\s+(?P<n3>{NUM})\s+"
@@ -199,7 +203,7 @@ DURATION_RE = re.compile(
 _UNIT_DAYS = {"day": 1, "week": 7, "month": 30, "year": 365}
 # DURATION_RE's (count, unit) groups, one pair per alternative (no count: one unit)
 _DURATION_GROUPS = (("n", "unit"), ("n2", "unit2"), ("n3", "unit3"), ("n4", "unit4"),
-                    (None, "unit1"))
+                    (None, "unit1"), (None, "unit5"))
 # a perfect tense right before "for the past N years": how long something went on, no window
 _ONGOING = re.compile(r"\b(?:had|has|have|['’]ve)\b(?:\s+\w+){0,4}?\s+$", re.I)
 # a sentence ends at ? ! ; a line break, or a period before a capital or (in lower-case
@@ -208,7 +212,7 @@ _ONGOING = re.compile(r"\b(?:had|has|have|['’]ve)\b(?:\s+\w+){0,4}?\s+$", re.I
 # insider or not?"; not the period of an initial ("R. Delgado") or an abbreviation ("approx.")
 _SENTENCE_BREAK = re.compile(
     r"[?!;]|(?<!\b[A-Z])(?<!\bapprox)(?<!\bvs)(?<!\bch)(?<!\bno)(?<!\bv)\.(?=\s+(?:[A-Z]|(?:is|"
-    r"was|were|are|does|do|did|can|could|would|will|should|has|have|how|what|when|who|which|"
+    r"was|were|are|am|does|do|did|can|could|would|will|should|has|have|how|what|when|who|which|"
     r"i|my|we|our|he|she|they|his|her|their|it|its|the|so|but|now)\b|\w+(?:,?\s+or\s+not)?"
     r"\s*\?))|\n"
 )
@@ -227,7 +231,8 @@ _YESNO_LEAD = re.compile(
 # the end of a yes/no question, its mark or (typed without any) the end of the text
 _YESNO_TAIL = re.compile(
     r"\s*(?:,?\s*or\s+not\b\s*)?(?:(?:of|under|for|to|within|as|when|at|in|with|by|because|"
-    r"given|and|so|if|which|meaning)\b[^?]{0,120})?(?:\?|(?<![.!])\s*$)",
+    r"given|and|so|if|which|meaning)\b[^?]{0,120}|,\s*(?:which|meaning)\b[^.?]{0,120})?"
+    r"(?:\?|(?<![.!])\s*$)",
     re.I,
 )
 _COMPLEMENT_LEAD = re.compile(r"\b(?:an?|the|considered|deemed|treated\s+as)\s+$", re.I)
@@ -244,8 +249,10 @@ _SUBJECT_LEAD = re.compile(r"\s*(?:is|was|are|were)\s+(?:the|an?)\s+$", re.I)
 # a word named, not said of anyone: "the trustee keeps using the word insider", "the form keeps
 # asking me about insiders", "her lawyer mentioned insiders"; or what another says of someone:
 # "counsel listed us as an insider"
-_WORD_NAMED = re.compile(r"\b(?:word|term|label|mention(?:s|ed|ing)?|ask(?:s|ed|ing)?\s+"
-                         r"(?:(?:me|us|him|her|them)\s+)?about)\s+[\"'“‘]?$|\b(?:listed|called|"
+_WORD_NAMED = re.compile(r"\b(?:word|term|label|mention(?:s|ed|ing)?|(?:ask(?:s|ed|ing)?|"
+                         r"mention(?:s|ed|ing)?|sa(?:y|ys|id|ying)|talk(?:s|ed|ing)?)\s+"
+                         r"(?:(?:me|us|him|her|them)\s+)?(?:something\s+)?about)\s+"
+                         r"[\"'“‘]?$|\b(?:listed|called|"
                          r"named|labell?ed|classified|flagged|scheduled|characteri[sz]ed)\s+"
                          r"(?:us|me|him|her|them|it)\s+"
                          r"(?:as\s+)?(?:an?\s+)?[\"'“‘]?$", re.I)
@@ -257,13 +264,29 @@ _FRAGMENT_TAIL = re.compile(r"\s*(?:,?\s*or\s+not)?\s*\?", re.I)
 _WHETHER_LEAD = re.compile(r"\b(?:whether|(?:looked\s+(?:into|at)|checked|know|figured\s+out|"
                            r"f(?:ou|i)nd\s+out|sure\s+(?:of|about)|no\s+idea(?:\s+yet)?|"
                            r"information(?:\s+yet)?\s+(?:on|about|as\s+to))\s+what|"
-                           r"(?:not\s+sure|unsure|wondering|knows?(?:\s+yet)?)\s+if|"
+                           r"(?:not\s+sure|unsure|wondering|knows?(?:\s+yet)?|"
+                           r"ask(?:s|ed|ing)?(?:\s+(?:me|us|him|her|them))?)\s+if|"
                            r"(?:says|said)\s+nothing\s+about)\b"
                            # a list's comma ("whether he was an officer, director or ..."): the
                            # search ends at the value, so the value is the end of the text
                            r"(?:[^,;:.?]|,(?=\s+(?:[\w-]+,|[\w-]+\s+(?:or|and|nor)\b|$))|"
                            r"\b[A-Z]\.){0,60}$",
                            re.I)
+# the other side's contention that the thing is so, which the asker then asks about: "the
+# trustee claims he's an insider. Is he?", "the trustee is saying her boyfriend ... is an
+# insider", "the committee treats the bank as an insider"
+_CONTENTION_LEAD = re.compile(
+    r"\b(?:trustee|committee|creditors?|plaintiffs?|other\s+side|opposing\s+"
+    r"(?:counsel|lawyer|attorney))(?:{APOS}s\s+(?:counsel|lawyer|attorney|assistant|office))?"
+    r"\s+(?:is\s+|are\s+|has\s+|have\s+|keeps?\s+)?(?:say(?:s|ing)?|said|claim(?:s|ed|ing)?|"
+    r"argu(?:e|es|ed|ing)|contend(?:s|ed|ing)?|insist(?:s|ed|ing)?|alleg(?:e|es|ed|ing)|"
+    r"assert(?:s|ed|ing)?|think(?:s|ing)?|thought|believ(?:e|es|ed|ing)|call(?:s|ed|ing)|"
+    r"treat(?:s|ed|ing)|consider(?:s|ed|ing)|deem(?:s|ed|ing)?)\b"
+    r"(?:(?!\b(?:and|but)\b)[^.;?]){0,120}?"
+    r"(?:\b(?:is|was|are|were|be|being|as)|{APOS}s)\s+(?:an?\s+|the\s+)?$".replace(
+        "{APOS}", _APOS),
+    re.I,
+)
 # a number offered as one of two: "could be last winter or two years ago"
 _EITHER_LEAD = re.compile(r"\b(?:could|might|may)\s+(?:have\s+)?be(?:en)?\b[^,;:.?]{0,40}\bor\s+$",
                           re.I)
@@ -765,6 +788,7 @@ def _asked_not_asserted(q: str, span: Span, sentences: _Sentences, *,
         return True
     if (_WHETHER_LEAD.search(q, max(s0, span[0] - 80), span[0])
             or _MAYBE_LEAD.search(q, max(s0, span[0] - 40), span[0])
+            or _CONTENTION_LEAD.search(q, max(s0, span[0] - 200), span[0])
             or _WORD_NAMED.search(q, max(s0, span[0] - 30), span[0])):
         return True
     s0 = max(s0, span[0] - 200)

@@ -38,7 +38,8 @@ The rule
    node in that edition, deduplicated the same way.
 7. Emitted on top: SUPERSEDES edges (newer version -> the version it replaces), EFFECTIVE edges
    (version -> `Date` node of its effective_from, with the basis of the date), a `Threshold`
-   node per threshold fact (ANNOTATES the provision versions it applies to), `Jurisdiction` and
+   node per threshold fact (ANNOTATES the provision versions it applies to, as does the note
+   that published the amount, e.g. §104's "Adjustment of Dollar Amounts"), `Jurisdiction` and
    `Authority` nodes, APPLIES_IN edges (version -> its jurisdiction; authority -> jurisdiction).
 
 Everything is deterministic: the same parsed input gives the same ids in the same order.
@@ -411,6 +412,7 @@ class _Builder:
         per_node_series: dict[str, set[str]] = defaultdict(set)
         for fact in self.thresholds:
             per_node_series[fact.node_id].add(threshold_series(fact))
+        notes = self._source_notes()
         for fact in self.thresholds:
             owner_id = next(
                 (p for p in _self_and_ancestors(fact.node_id) if p in self.by_node), None
@@ -450,17 +452,40 @@ class _Builder:
             self.out.facts.append(
                 replace(fact, attrs={**fact.attrs, "version_id": fact_vid, "series": series})
             )
+            publishing = self._notes_containing(notes, fact.provenance)
             for v in owners:
                 if _overlap(tnode, v.node):
-                    self._add_edge(
-                        Edge(
-                            tnode.version_id,
-                            v.node.version_id,
-                            EdgeType.ANNOTATES,
-                            fact.provenance,
-                            {"series": series},
+                    for src in (tnode.version_id, *publishing):
+                        self._add_edge(
+                            Edge(
+                                src,
+                                v.node.version_id,
+                                EdgeType.ANNOTATES,
+                                fact.provenance,
+                                {"series": series},
+                            )
                         )
-                    )
+
+    def _source_notes(self) -> dict[str, list[tuple[int, int, list[str]]]]:
+        """Per source file, each note read from it: its span and the versions it stems into."""
+        out: dict[str, list[tuple[int, int, list[str]]]] = defaultdict(list)
+        for fam in self.families:
+            for idx, doc in enumerate(fam.docs):
+                for node in doc.nodes:
+                    if node.type == NodeType.NOTE:
+                        vids = [v.node.version_id for v in self._versions_in(fam, idx, node.id)]
+                        out[node.provenance.source_id].append((*node.provenance.span, vids))
+        return out
+
+    @staticmethod
+    def _notes_containing(
+        notes: dict[str, list[tuple[int, int, list[str]]]], prov: Provenance
+    ) -> list[str]:
+        """The versions of the innermost note whose text holds `prov` (the §104 table that
+        published an adjusted amount), none when it was read from no note."""
+        a, b = prov.span
+        around = [n for n in notes.get(prov.source_id, ()) if n[0] <= a and b <= n[1]]
+        return min(around, key=lambda n: n[1] - n[0])[2] if around else []
 
     def jurisdictions(self) -> None:
         pairs: set[tuple[str, str]] = set()

@@ -140,6 +140,12 @@ def test_threshold_in_june_2011(engine: Engine) -> None:
     for cand in bundle.candidates + bundle.definitions:
         assert cand.effective_from is None or cand.effective_from < "2013-01-01", cand.version_id
         assert_valid_at(cand, as_of)
+    # the § 104 table that set the amount in force is reached from the clause it adjusts
+    (table,) = [
+        c for c in bundle.candidates
+        if c.node_id == "/us/usc/t11/s104/note/adjustment-of-dollar-amounts"
+    ]
+    assert "s547/c/9 <-annotates- s104/note/adjustment-of-dollar-amounts" in table.graph_paths
     assert bundle.decision.answer is True
 
 

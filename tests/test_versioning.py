@@ -230,6 +230,31 @@ def test_threshold_adjustments_split_versions_547c9():
     assert ann == {at_2011.version_id}
 
 
+def test_the_note_that_published_an_amount_annotates_the_provision():
+    """The §104 table an adjusted amount was read from annotates the provision it adjusts, so a
+    walk from §547(c)(9) reaches the authority for the amount in force; a note that does not
+    hold the amount does not."""
+    adjusting, other = f"{T}/s104/note/adjustment-of-dollar-amounts", f"{T}/s101/note/amendments"
+    docs = []
+    for i, d in enumerate(D):
+        src = f"us-code/title-11/{2007 + i}/usc11.htm"
+        doc = edition(2007 + i, d, facts=adjustments(src, d))
+        for nid, span in ((adjusting, (5000, 7000)), (other, (0, 100))):
+            doc.nodes.append(
+                Node(nid, NodeType.NOTE, nid[-12:], Provenance(src, span, "test/1"), "us-federal",
+                     Authority.NOTE, parent=T)
+            )
+        docs.append(doc)
+    corpus = build_versions(docs)
+    (at_2011,) = valid_at(versions_of(corpus, C9), date(2011, 6, 1))
+    annotating = {
+        e.src.split("@")[0]
+        for e in corpus.edges
+        if e.type == EdgeType.ANNOTATES and e.dst == at_2011.version_id
+    }
+    assert annotating == {f"{C9}#threshold", adjusting}
+
+
 def test_edges_map_to_coexisting_versions_and_dedupe():
     docs = [
         edition(2008, D[0]),
