@@ -31,8 +31,12 @@ class WalkSpec:
 
 
 CITATION_WALK = WalkSpec(frozenset({("contains", OUT), ("cross_refs", OUT)}), 2.0)
+# an exception's or a threshold's amount is set by the note that adjusts it (annotates, in)
 EXCEPTION_WALK = WalkSpec(
-    frozenset({("contains", OUT), ("cross_refs", OUT), ("uses", OUT), ("defines", IN)}), 4.0
+    frozenset(
+        {("contains", OUT), ("cross_refs", OUT), ("uses", OUT), ("defines", IN), ("annotates", IN)}
+    ),
+    4.0,
 )
 DEFINITION_WALK = WalkSpec(
     frozenset({("uses", OUT), ("defines", IN), ("defines", OUT), ("contains", OUT)}), 2.5

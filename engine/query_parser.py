@@ -9,13 +9,17 @@ regular expressions compiled at import; a typical question parses in well under 
 
 What it extracts
 ----------------
-* jurisdiction (`JurisdictionInfo`): the caller's (`how="caller"`) overrides; else the first
-  one named in the question ("Iowa" -> us-ia, "NY law" -> us-ny, "federal" -> us-federal,
-  "CFPB"/"Regulation B/E/M" -> us-federal/cfpb; `how="explicit"`; when a named federal and a
-  named CFPB mention both occur, the more specific us-federal/cfpb is taken); else the one of
-  the first citation (U.S.C. -> us-federal; 12 CFR 1000-1099 -> us-federal/cfpb; "Iowa Code"
-  -> us-ia; `how="inferred"`); else us-federal when the question uses bankruptcy words
-  (bankruptcy is federal law; `how="inferred"`); else us-federal (`how="default"`).
+* jurisdiction (`JurisdictionInfo`): the caller's (`how="caller"`) overrides; else federal law
+  when the question names it ("federal" -> us-federal, "CFPB"/"Regulation B/E/M" ->
+  us-federal/cfpb, the more specific one when both occur; `how="explicit"`), even beside a
+  state: federal law decides how a state's law relates to it ("Texas law caps a cardholder's
+  loss below the federal limits"); else the first state named (`how="explicit"`) when its own
+  law is the subject: named as a source of law ("the Iowa Code", "under Ohio's lending
+  statutes") or with no federal citation or bankruptcy words in the question; else the one
+  of the first citation, federal when a state is named only as a place (U.S.C. -> us-federal;
+  12 CFR 1000-1099 -> us-federal/cfpb; "Iowa Code" -> us-ia; `how="inferred"`); else
+  us-federal when the question uses bankruptcy words (bankruptcy is federal law: "a Delaware
+  corporation filed chapter 11"; `how="inferred"`); else the default (`how="default"`).
 * as-of date (`AsOf`): the caller's overrides; else the first date with an as-of cue ("as of
   June 1, 2016", "as of policy issuance on June 1, 2026", "effective ..."); else the first
   filing date ("a case filed on March 3, 2014", "filed in June 2011"); else the first other

@@ -29,6 +29,7 @@ WORKED_2012 = (
     "A non-consumer debtor paid a $6,000 invoice to an outside vendor 100 days before filing, "
     "in a case filed on March 1, 2012. Can the trustee avoid this transfer under § 547?"
 )
+ADJUSTMENT_NOTE = "/us/usc/t11/s104/note/adjustment-of-dollar-amounts"
 THRESHOLD_2011 = "What was the §547(c)(9) threshold for a case filed in June 2011?"
 IOWA = (
     "As of policy issuance on June 1, 2026, what is the Iowa statutory minimum bodily injury "
@@ -96,7 +97,7 @@ def test_worked_example_547_today(engine: Engine) -> None:
 
 
 def test_worked_example_547_filed_march_2012(engine: Engine) -> None:
-    bundle = engine.ask(WORKED_2012, config=FAST)
+    bundle = engine.ask(WORKED_2012, config=FAST, k=100)
     as_of = date(2012, 3, 1)
     assert bundle.parsed_query["as_of"]["value"] == as_of.isoformat()
     c9 = verdict(bundle, "s547.c.9")
@@ -109,6 +110,13 @@ def test_worked_example_547_filed_march_2012(engine: Engine) -> None:
         assert_valid_at(cand, as_of)
     c9_cand = next(c for c in bundle.candidates if c.node_id == f"{S547}/c/9")
     assert "$5,850" in c9_cand.text
+    # the exception's amount in force comes with the § 104 table that set it (2010's)
+    (table,) = [c for c in bundle.candidates if c.node_id == ADJUSTMENT_NOTE]
+    assert any(
+        p.endswith("s547/c/9 <-annotates- s104/note/adjustment-of-dollar-amounts")
+        for p in table.graph_paths
+    ), table.graph_paths
+    assert_valid_at(table, as_of)
 
 
 def test_seed_section_itself_below_the_top_k(engine: Engine) -> None:
@@ -141,10 +149,7 @@ def test_threshold_in_june_2011(engine: Engine) -> None:
         assert cand.effective_from is None or cand.effective_from < "2013-01-01", cand.version_id
         assert_valid_at(cand, as_of)
     # the § 104 table that set the amount in force is reached from the clause it adjusts
-    (table,) = [
-        c for c in bundle.candidates
-        if c.node_id == "/us/usc/t11/s104/note/adjustment-of-dollar-amounts"
-    ]
+    (table,) = [c for c in bundle.candidates if c.node_id == ADJUSTMENT_NOTE]
     assert "s547/c/9 <-annotates- s104/note/adjustment-of-dollar-amounts" in table.graph_paths
     assert bundle.decision.answer is True
 
