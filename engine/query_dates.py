@@ -34,7 +34,7 @@ uncertainty. A modifier shifts the point: "before/prior to X" -> the day before 
 Roles (from the words just before the date, within its clause; the nearest cue wins):
   as_of     "as of X", "as of policy issuance on X", "effective X", "in effect on X"
   filing    "filed on X", "a case filed in X", "petition date of X", "commenced on X", "went
-            bankrupt on X"; and,
+            bankrupt on X", "put into chapter 7 on X"; and,
             from the words just after it, "my employer's X bankruptcy filing", "a X petition",
             "my X bankruptcy"
   transfer  "paid ... on X", "transferred on X", "payment was made on X", "a lump sum on X";
@@ -129,7 +129,9 @@ _CUES: tuple[tuple[str, re.Pattern[str]], ...] = (
         re.compile(
             r"(?s:.*)\b(?P<kw>fil(?:ed|es|e|ing)|petition(?:\s+date)?|commenced|"
             r"declared\s+bankruptcy|entered\s+bankruptcy|order\s+for\s+relief|"
-            r"went\s+(?:into\s+)?(?:bankrupt(?:cy)?|chapter\s+\d+))\b"
+            r"went\s+(?:into\s+)?(?:bankrupt(?:cy)?|chapter\s+\d+)|"
+            # "the LLC was put into chapter 7 on November 3, 2008" (an involuntary case)
+            r"(?:put|placed|forced|pushed)\s+into\s+(?:bankruptcy|chapter\s+\d+))\b"
             + _GAP.format(n=6)
             + r"$",
             re.I,

@@ -68,6 +68,9 @@ _BOUND = re.compile(
 # no fact in a question ("the threshold for a transfer of about $6,000?")
 _HEDGE = re.compile(r"(?:\b(?:about|approximately|approx\.|around|roughly|like|maybe)|[~≈])\s*",
                     re.I)
+# a window that bounds when something happened, not when: "sometime in the past year", "at
+# some point over the last year"
+_SOMETIME = re.compile(r"\b(?:some\s*time|at\s+some\s+point|any\s*time)\s*$", re.I)
 # a statement of when something happened, not a bound to test: "earned within 60 days before"
 _STATED_WITHIN = re.compile(
     r"\b(?:earned|incurred|made|obtained|taken|took|charged|paid|received|run\s+up)\s+within\s*$",
@@ -171,7 +174,8 @@ _EXACT_DAYS = (r"(?:\s*(?:\(|[—–]|--)\s*(?:exactly\s+|about\s+|roughly\s+|ar
                r"\s+days?\s*(?:\)|[—–]|--))?")
 DURATION_RE = re.compile(
     rf"\b(?P<n>{NUM})(?P<half>\s+and\s+a\s+half)?[\s-]+{_UNITS}" + _EXACT_DAYS.format("x1") +
-    r"\s+(?:(?:before|prior\s+to|preceding|ahead\s+of)\s+" + _ANCHOR +
+    r"\s+(?:(?:(?:right|just|immediately)\s+)?(?:before|prior\s+to|preceding|ahead\s+of)\s+"
+    + _ANCHOR +
     r"|(?P<pre>pre-?petition|before\s+bankruptcy)"
     r"|(?P<bare>earlier|before|prior)" + _EXACT_DAYS.format("x2") +
     r"(?=\s*(?:[,.;)]|$)|\s+(?:on|with|at|from|using|through)\s+(?:an?|the|my|his|her|their|its|our)\b"
@@ -214,7 +218,9 @@ _SENTENCE_BREAK = re.compile(
     r"[?!;]|(?<!\b[A-Z])(?<!\bapprox)(?<!\bvs)(?<!\bch)(?<!\bno)(?<!\bv)\.(?=\s+(?:[A-Z]|(?:is|"
     r"was|were|are|am|does|do|did|can|could|would|will|should|has|have|how|what|when|who|which|"
     r"i|my|we|our|he|she|they|his|her|their|it|its|the|so|but|now)\b|\w+(?:,?\s+or\s+not)?"
-    r"\s*\?))|\n"
+    r"\s*\?))"
+    # after a number ("... filing ch 7 on nov 3 2025. presumption of fraud?")
+    r"|(?<=\d)\.(?=\s+[a-z])|\n"
 )
 # "Was the debtor insolvent?": a yes/no question about the fact asserts nothing
 _YESNO_LEAD = re.compile(
@@ -263,8 +269,9 @@ _FRAGMENT_TAIL = re.compile(r"\s*(?:,?\s*or\s+not)?\s*\?", re.I)
 # regular income", "whether R. Delgado is an insider", "says nothing about how it paid"
 _WHETHER_LEAD = re.compile(r"\b(?:whether|(?:looked\s+(?:into|at)|checked|know|figured\s+out|"
                            r"f(?:ou|i)nd\s+out|sure\s+(?:of|about)|no\s+idea(?:\s+yet)?|"
-                           r"information(?:\s+yet)?\s+(?:on|about|as\s+to))\s+what|"
-                           r"(?:not\s+sure|unsure|wondering|knows?(?:\s+yet)?|"
+                           r"(?:information|evidence|proof)(?:\s+yet)?\s+(?:on|about|as\s+to))"
+                           r"\s+what|"
+                           r"(?:not\s+sure|unsure|wondering|knows?(?:\s+yet)?|no\s+idea|"
                            r"ask(?:s|ed|ing)?(?:\s+(?:me|us|him|her|them))?)\s+if|"
                            r"(?:says|said)\s+nothing\s+about)\b"
                            # a list's comma ("whether he was an officer, director or ..."): the
@@ -511,6 +518,8 @@ class FactReader:
             if m["n"] is not None and bounded(span) and not stated:
                 continue
             if m["n"] is not None and hedged(span) is None:
+                continue
+            if _SOMETIME.search(q, max(0, span[0] - 20), span[0]):
                 continue
             if alternative(span) or _REPORTED_LAW.search(q, sentences.bounds(span[0])[0],
                                                          span[0]):
