@@ -211,8 +211,10 @@ def test_state_beside_federal_law_answers_under_federal_law_with_a_warning(
     assert bundle.parsed_query["jurisdiction"]["value"] == "us-federal"
     assert bundle.candidates
     assert {c.jurisdiction for c in bundle.candidates} <= {"us-federal", "us-federal/cfpb"}
-    assert "the question names Iowa, whose law is not in the corpus: the answer is federal " \
-        "law only" in bundle.decision.warnings
+    assert (
+        "the question names Iowa, whose law is not in the corpus: the answer is federal law only"
+        in bundle.decision.warnings
+    )
 
 
 @pytest.mark.parametrize(
