@@ -39,7 +39,8 @@ The rule
 7. Emitted on top: SUPERSEDES edges (newer version -> the version it replaces), EFFECTIVE edges
    (version -> `Date` node of its effective_from, with the basis of the date), a `Threshold`
    node per threshold fact (ANNOTATES the provision versions it applies to, as does the note
-   that published the amount, e.g. §104's "Adjustment of Dollar Amounts"), `Jurisdiction` and
+   that published the amount, e.g. §104's "Adjustment of Dollar Amounts"; it ends no later than
+   the last version of the provision that states the amount), `Jurisdiction` and
    `Authority` nodes, APPLIES_IN edges (version -> its jurisdiction; authority -> jurisdiction).
 
 Everything is deterministic: the same parsed input gives the same ids in the same order.
@@ -423,6 +424,10 @@ class _Builder:
             series = threshold_series(fact)
             suffix = "" if len(per_node_series[fact.node_id]) == 1 else "-" + _slug(series)
             ref = at_start or (owners[-1] if owners else None)
+            # an amount is in force no longer than the provision that states it
+            ends = [v.node.effective_to for v in owners]
+            if owners and None not in ends and (fact.effective_to or date.max) > max(ends):
+                fact = replace(fact, effective_to=max(ends))
             tnode = Node(
                 id=f"{fact.node_id}#threshold{suffix}",
                 type=NodeType.THRESHOLD,

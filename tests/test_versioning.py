@@ -255,6 +255,20 @@ def test_the_note_that_published_an_amount_annotates_the_provision():
     assert annotating == {f"{C9}#threshold", adjusting}
 
 
+def test_an_amount_ends_with_the_provision_that_states_it():
+    """A clause renumbered away (as BAPCPA did to § 507(a)(4)(B)(i)) takes its last adjusted
+    amount with it: the Threshold node and fact end where the clause's last version ends."""
+    docs = [edition(2007 + i, d, facts=adjustments(f"e{i}", d)) for i, d in enumerate(D[:3])]
+    docs.append(edition(2012, D[3], drop=(C9,)))
+    corpus = build_versions(docs)
+    (last,) = [v for v in versions_of(corpus, C9) if v.effective_to == D[3]]
+    tnodes = [n for n in corpus.nodes if n.type == NodeType.THRESHOLD]
+    assert max(n.effective_from for n in tnodes) == date(2010, 4, 1)
+    assert all(n.effective_to is not None and n.effective_to <= D[3] for n in tnodes)
+    facts = [f for f in corpus.facts if f.kind == FactKind.THRESHOLD]
+    assert max(f.effective_to for f in facts) == last.effective_to
+
+
 def test_edges_map_to_coexisting_versions_and_dedupe():
     docs = [
         edition(2008, D[0]),
