@@ -564,9 +564,29 @@ def find_jurisdictions(question: str) -> list[JurisdictionMention]:
 # A state named as a source of law ("Iowa law", "the Iowa Code", "New York's Executive Law",
 # "a Florida credit statute", "Georgia's unclaimed property law"), as against a state named as
 # a place or a party's home ("a Delaware corporation", "a debtor living in Ohio", "an Iowa city").
+# A possessive is the state's own rule ("Iowa's homestead exemption"), as is a state act
+# ("Pennsylvania's Deficiency Judgment Act", "the Wisconsin Consumer Act").
 _STATE_LAW_AFTER_RE = re.compile(
-    r"(?:'s|\u2019s)?\s+(?:own\s+)?(?:[\w-]+\s+){0,2}?"
-    r"(?:laws?|codes?|statutes?|constitution|legislature|legislation)\b",
+    r"(?:'s|\u2019s)(?!\s+(?:(?:bankruptcy\s+)?(?:courts?|districts?)|federal|cities|counties|"
+    r"towns|municipalities|residents|citizens|people|debtors|businesses|companies|banks)\b)\b"
+    r"|(?:'s|\u2019s)?\s+(?:own\s+)?(?:[\w-]+\s+){0,2}?"
+    r"(?:laws?|codes?|statutes?|constitution|legislature|legislation)\b"
+    r"|(?:'s|\u2019s)?(?:\s+[A-Z][\w-]*){0,3}\s+(?-i:Act)\b",
+    re.I,
+)
+# federal law named to be set aside: "setting aside federal servicing rules", "not the federal
+# one", "not asking about the federal Magnuson-Moss act", "leaving federal law aside"
+_SET_ASIDE_BEFORE_RE = re.compile(
+    r"(?:\bnot(?:\s+(?:asking|talking)\s+about)?|\bsetting\s+aside|\b(?:aside|apart)\s+from|"
+    r"\bother\s+than|\bignoring)\s+(?:the\s+|any\s+)?$",
+    re.I,
+)
+_SET_ASIDE_AFTER_RE = re.compile(r"(?:\s+[\w-]+){0,3}\s+aside\b", re.I)
+# the topics of Regulations B, E and M: federal consumer-finance law wherever the asker lives
+CONSUMER_FINANCE_CUE_RE = re.compile(
+    r"\b(?:debit\s+cards?|ATMs?|electronic\s+(?:fund\s+)?transfers?|remittances?|"
+    r"gift\s+cards?|prepaid\s+cards?|credit\s+applications?|adverse\s+action|"
+    r"equal\s+credit|consumer\s+leases?|(?:car|auto|vehicle)\s+leases?|lease\s+disclosures?)\b",
     re.I,
 )
 
@@ -574,6 +594,13 @@ _STATE_LAW_AFTER_RE = re.compile(
 def names_state_law(question: str, mention: JurisdictionMention) -> bool:
     """Whether the state `mention` is named as the source of law the question asks about."""
     return bool(_STATE_LAW_AFTER_RE.match(question, mention.span[1]))
+
+
+def sets_federal_aside(question: str, mention: JurisdictionMention) -> bool:
+    """Whether the federal `mention` names federal law only to set it aside."""
+    a, b = mention.span
+    return bool(_SET_ASIDE_BEFORE_RE.search(question, max(0, a - 30), a)
+                or _SET_ASIDE_AFTER_RE.match(question, b))
 
 
 def bankruptcy_cue(question: str) -> re.Match[str] | None:

@@ -69,6 +69,7 @@ from typing import Any
 
 from structfirst.engine.query_citations import (
     CFPB,
+    CONSUMER_FINANCE_CUE_RE,
     DEFAULT_JURISDICTION,
     FEDERAL,
     REGULATION_NAME,
@@ -80,6 +81,7 @@ from structfirst.engine.query_citations import (
     find_jurisdictions,
     names_state_law,
     normalize_jurisdiction,
+    sets_federal_aside,
 )
 from structfirst.engine.query_dates import DateMention, QueryError, Span, find_dates
 from structfirst.engine.query_facts import FactReader, QueryFact
@@ -483,16 +485,19 @@ def _jurisdiction(
     mentions.sort(key=lambda j: j.span)
     if caller is not None:
         return JurisdictionInfo(caller, "caller", None, None), mentions
+    named = [j for j in named if not (_is_federal(j.value) and sets_federal_aside(q, j))]
     federal = [j for j in named if _is_federal(j.value)]
     if federal:  # a state beside federal law: federal law decides how the two relate
         first = next((j for j in federal if j.value == CFPB), federal[0])
         return JurisdictionInfo(first.value, "explicit", first.span, first.text), mentions
     federal_cite = next((c for c in citations if _is_federal(c.jurisdiction)), None)
     cue = _STRONG_BANKRUPTCY.search(q) or bankruptcy_cue(q)
+    if named and not cue:  # a state named as a place in a question of federal consumer law
+        cue = CONSUMER_FINANCE_CUE_RE.search(q)
     if named and (
         not (federal_cite or cue) or any(names_state_law(q, j) for j in named)
-    ):  # the state's own law is asked about
-        first = named[0]
+    ):  # the state's own law is asked about: the state named as its source, else the first
+        first = next((j for j in named if names_state_law(q, j)), named[0])
         return JurisdictionInfo(first.value, "explicit", first.span, first.text), mentions
     # no state, or states named only as places ("a Delaware corporation", "a debtor living
     # in Ohio") in a question of federal law: a federal citation or bankruptcy words decide

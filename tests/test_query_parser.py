@@ -312,6 +312,18 @@ def test_citeurl_agrees_on_full_forms():
         ("Under Oregon's consumer lending statutes, what may a debtor's lender charge?",
          "us-or", "explicit"),
         ("What notice must an Arizona landlord give a tenant?", "us-az", "explicit"),
+        ("What is Utah's exemption for a car in a chapter 7 case?", "us-ut", "explicit"),
+        ("Does the Maine Consumer Credit Act let a lender repossess without notice?", "us-me",
+         "explicit"),
+        ("Setting aside the federal rules, does Oregon law cap late fees on car leases?", "us-or",
+         "explicit"),
+        ("I moved from Idaho to Montana; what is Montana's homestead amount if I file chapter 7?",
+         "us-mt", "explicit"),
+        # a state's cities, courts or residents are places; a federal consumer-finance topic
+        ("Can one of Oregon's counties file chapter 9 without state approval?", "us-federal",
+         "inferred"),
+        ("I'm in Vermont and my debit card was stolen. How fast must I report it?", "us-federal",
+         "inferred"),
     ],
 )
 def test_jurisdiction(question, value, how):
