@@ -10,16 +10,19 @@ regular expressions compiled at import; a typical question parses in well under 
 What it extracts
 ----------------
 * jurisdiction (`JurisdictionInfo`): the caller's (`how="caller"`) overrides; else federal law
-  when the question names it ("federal" -> us-federal, "CFPB"/"Regulation B/E/M" ->
-  us-federal/cfpb, the more specific one when both occur; `how="explicit"`), even beside a
-  state: federal law decides how a state's law relates to it ("Texas law caps a cardholder's
-  loss below the federal limits"); else the first state named (`how="explicit"`) when its own
-  law is the subject: named as a source of law ("the Iowa Code", "under Ohio's lending
-  statutes") or with no federal citation or bankruptcy words in the question; else the one
-  of the first citation, federal when a state is named only as a place (U.S.C. -> us-federal;
-  12 CFR 1000-1099 -> us-federal/cfpb; "Iowa Code" -> us-ia; `how="inferred"`); else
-  us-federal when the question uses bankruptcy words (bankruptcy is federal law: "a Delaware
-  corporation filed chapter 11"; `how="inferred"`); else the default (`how="default"`).
+  when the question names it, other than to set it aside ("setting aside the federal rules")
+  ("federal" -> us-federal, "CFPB"/"Regulation B/E/M" -> us-federal/cfpb, the more specific
+  one when both occur; `how="explicit"`), even beside a state: federal law decides how a
+  state's law relates to it ("Texas law caps a cardholder's loss below the federal limits");
+  else a state (`how="explicit"`) when its own law is the subject: the state named as a source
+  of law ("the Iowa Code", "under Ohio's lending statutes", "Utah's exemption", "the Maine
+  Consumer Credit Act"; not "Oregon's counties"), else the first state named when the question
+  has no federal citation, bankruptcy words or words of Regulations B, E and M ("debit card",
+  "car lease"); else the one of the first citation, federal when a state is named only as a
+  place (U.S.C. -> us-federal; 12 CFR 1000-1099 -> us-federal/cfpb; "Iowa Code" -> us-ia;
+  `how="inferred"`); else us-federal when the question uses bankruptcy words, or
+  consumer-finance words beside a state (bankruptcy is federal law: "a Delaware corporation
+  filed chapter 11"; `how="inferred"`); else the default (`how="default"`).
 * as-of date (`AsOf`): the caller's overrides; else the first date with an as-of cue ("as of
   June 1, 2016", "as of policy issuance on June 1, 2026", "effective ..."); else the first
   filing date ("a case filed on March 3, 2014", "filed in June 2011"); else the first other
