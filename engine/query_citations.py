@@ -583,7 +583,7 @@ _SET_ASIDE_BEFORE_RE = re.compile(
 )
 _SET_ASIDE_AFTER_RE = re.compile(r"(?:\s+[\w-]+){0,3}\s+aside\b", re.I)
 # the topics of Regulations B, E and M: federal consumer-finance law wherever the asker lives
-CONSUMER_FINANCE_CUE_RE = re.compile(
+_CONSUMER_FINANCE_CUE_RE = re.compile(
     r"\b(?:debit\s+cards?|ATMs?|electronic\s+(?:fund\s+)?transfers?|remittances?|"
     r"gift\s+cards?|prepaid\s+cards?|credit\s+applications?|adverse\s+action|"
     r"equal\s+credit|consumer\s+leases?|(?:car|auto|vehicle)\s+leases?|lease\s+disclosures?)\b",
@@ -604,4 +604,10 @@ def sets_federal_aside(question: str, mention: JurisdictionMention) -> bool:
 
 
 def bankruptcy_cue(question: str) -> re.Match[str] | None:
+    """The first bankruptcy word of `question`, if any."""
     return BANKRUPTCY_CUE_RE.search(question)
+
+
+def consumer_finance_cue(question: str) -> re.Match[str] | None:
+    """The first word of the topics of Regulations B, E and M in `question`, if any."""
+    return _CONSUMER_FINANCE_CUE_RE.search(question)

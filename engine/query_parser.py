@@ -70,9 +70,9 @@ from dataclasses import dataclass, field, fields, is_dataclass
 from datetime import date, datetime
 from typing import Any
 
+from structfirst.engine.plane import jurisdiction_admits
 from structfirst.engine.query_citations import (
     CFPB,
-    CONSUMER_FINANCE_CUE_RE,
     DEFAULT_JURISDICTION,
     FEDERAL,
     REGULATION_NAME,
@@ -80,6 +80,7 @@ from structfirst.engine.query_citations import (
     JurisdictionMention,
     UnresolvedCitation,
     bankruptcy_cue,
+    consumer_finance_cue,
     find_citations,
     find_jurisdictions,
     names_state_law,
@@ -472,7 +473,7 @@ def _extract_predicates(q: str) -> list[Predicate]:
 
 
 def _is_federal(jurisdiction: str) -> bool:
-    return jurisdiction == FEDERAL or jurisdiction.startswith(FEDERAL + "/")
+    return jurisdiction_admits(FEDERAL, jurisdiction)
 
 
 def _jurisdiction(
@@ -496,7 +497,7 @@ def _jurisdiction(
     federal_cite = next((c for c in citations if _is_federal(c.jurisdiction)), None)
     cue = _STRONG_BANKRUPTCY.search(q) or bankruptcy_cue(q)
     if named and not cue:  # a state named as a place in a question of federal consumer law
-        cue = CONSUMER_FINANCE_CUE_RE.search(q)
+        cue = consumer_finance_cue(q)
     if named and (
         not (federal_cite or cue) or any(names_state_law(q, j) for j in named)
     ):  # the state's own law is asked about: the state named as its source, else the first
