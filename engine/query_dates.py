@@ -167,9 +167,11 @@ _FILING_NOUN = re.compile(
     r"\s+(?:(?:bankruptcy|chapter\s+\d+|ch\.?\s*\d+)\s+)?(?P<kw>filing|petition|"
     r"bankruptcy(?!\s+(?:court|judge|code|law|rules?)\b))\b", re.I
 )
-# a date its clause goes on to say was paid: "On 10 June 2019 she repaid her sister"
+# a date its clause goes on to say was paid: "On 10 June 2019 she repaid her sister", "On
+# January 20, 2019 they finally paid us"
 _TRANSFER_AFTER = re.compile(
     r",?\s+(?:I|we|he|she|it|they|the\s+(?:debtor|company)|(?-i:[A-Z][a-z]+))\s+(?:had\s+)?"
+    r"(?:(?:finally|then|already|just|quietly|suddenly|eventually|only)\s+)?"
     r"(?P<kw>paid|repaid|transferred|wired|sent|made|caught\s+up)\b", re.I
 )
 _NOW_LEAD = re.compile(r"\b(?:as\s+of|right)\s+$", re.I)

@@ -178,7 +178,7 @@ DURATION_RE = re.compile(
     + _ANCHOR +
     r"|(?P<pre>pre-?petition|before\s+bankruptcy)"
     r"|(?P<bare>earlier|before|prior)" + _EXACT_DAYS.format("x2") +
-    r"(?=\s*(?:[,.;)]|$)|\s+(?:on|with|at|from|using|through)\s+(?:an?|the|my|his|her|their|its|our)\b"
+    r"(?=\s*(?:[,.;:)]|$)|\s+(?:on|with|at|from|using|through)\s+(?:an?|the|my|his|her|their|its|our)\b"
     r"|\s+(?:are|is|was|were)\s+(?:still\s+)?(?:unpaid|owed|outstanding|due)\b"
     r"|\s+(?:I|we|you|it|he|she|they|the\s+\w+)(?:['’]d)?\s+(?:paid|repaid|"
     r"made|transferred|took|charged|ran|bought|gave|spent|pulled|wired|sent|financed|"
@@ -246,7 +246,11 @@ _COMPLEMENT_LEAD = re.compile(r"\b(?:an?|the|considered|deemed|treated\s+as)\s+$
 _NEGATED_LIST = re.compile(r"(?:\b(?:not|never|neither|nor)|n['’]t)\s+(?:an?\s+)?"
                            r"(?:(?!but\b)[\w-]+,?\s+(?:or\s+|and\s+)?){0,4}$"
                            # "has no officials or relatives in city government"
-                           r"|\bno\s+(?:[\w-]+,?\s+(?:or|and|nor)\s+){0,3}$", re.I)
+                           r"|\bno\s+(?:[\w-]+,?\s+(?:or|and|nor)\s+){0,3}$"
+                           # "none of our people sit on its board or serve as its officers"
+                           r"|\bnone\s+of\s+(?:us|them|(?:our|its|their|his|her|my)\s+(?:people|staff|"
+                           r"employees|members|family|relatives|owners|partners|principals))\s+"
+                           r"(?:[\w-]+,?\s+){1,10}$", re.I)
 # a value said as a negation: "no connection", "not related", "unrelated"
 _NEGATION_WORD = re.compile(r"(?:no|not|never|non)\b|un(?:related|affiliated)\b", re.I)
 _JOINED = re.compile(r"\b(?:and|or|nor)\s+$", re.I)
@@ -277,18 +281,22 @@ _WHETHER_LEAD = re.compile(r"\b(?:whether|(?:looked\s+(?:into|at)|checked|know|f
                            # a list's comma ("whether he was an officer, director or ..."): the
                            # search ends at the value, so the value is the end of the text
                            r"(?:[^,;:.?]|,(?=\s+(?:[\w-]+,|[\w-]+\s+(?:or|and|nor)\b|$))|"
-                           r"\b[A-Z]\.){0,60}$",
+                           r"\b[A-Z]\.){0,100}$",
                            re.I)
 # the other side's contention that the thing is so, which the asker then asks about: "the
 # trustee claims he's an insider. Is he?", "the trustee is saying her boyfriend ... is an
-# insider", "the committee treats the bank as an insider"
+# insider", "the committee treats the bank as an insider"; a lawyer's only when argued ("the
+# practice's lawyer is arguing we were insiders"), since "my attorney says" states a fact
 _CONTENTION_LEAD = re.compile(
-    r"\b(?:trustee|committee|creditors?|plaintiffs?|other\s+side|opposing\s+"
+    r"(?:\b(?:trustee|committee|creditors?|plaintiffs?|other\s+side|opposing\s+"
     r"(?:counsel|lawyer|attorney))(?:{APOS}s\s+(?:counsel|lawyer|attorney|assistant|office))?"
     r"\s+(?:is\s+|are\s+|has\s+|have\s+|keeps?\s+)?(?:say(?:s|ing)?|said|claim(?:s|ed|ing)?|"
     r"argu(?:e|es|ed|ing)|contend(?:s|ed|ing)?|insist(?:s|ed|ing)?|alleg(?:e|es|ed|ing)|"
     r"assert(?:s|ed|ing)?|think(?:s|ing)?|thought|believ(?:e|es|ed|ing)|call(?:s|ed|ing)|"
-    r"treat(?:s|ed|ing)|consider(?:s|ed|ing)|deem(?:s|ed|ing)?)\b"
+    r"treat(?:s|ed|ing)|consider(?:s|ed|ing)|deem(?:s|ed|ing)?)|"
+    r"\b(?:lawyers?|counsel|attorneys?)\s+(?:is\s+|are\s+|has\s+|have\s+|keeps?\s+)?"
+    r"(?:claim(?:s|ed|ing)?|argu(?:e|es|ed|ing)|contend(?:s|ed|ing)?|insist(?:s|ed|ing)?|"
+    r"alleg(?:e|es|ed|ing)))\b"
     r"(?:(?!\b(?:and|but)\b)[^.;?]){0,120}?"
     r"(?:\b(?:is|was|are|were|be|being|as)|{APOS}s)\s+(?:an?\s+|the\s+)?$".replace(
         "{APOS}", _APOS),
@@ -801,7 +809,8 @@ def _asked_not_asserted(q: str, span: Span, sentences: _Sentences, *,
             or _WORD_NAMED.search(q, max(s0, span[0] - 30), span[0])):
         return True
     s0 = max(s0, span[0] - 200)
-    comma = q.rfind(",", s0, span[0])  # a question after a lead-in: "For the look-back, is she"
+    # a question after a lead-in: "For the look-back, is she", "IRAC: is the credit union"
+    comma = max(q.rfind(",", s0, span[0]), q.rfind(":", s0, span[0]))
     starts = {s0, comma + 1} if comma >= 0 else {s0}
     if not (_YESNO_TAIL.match(q, span[1])
             and any(_YESNO_LEAD.match(q, start, span[0]) for start in starts)):

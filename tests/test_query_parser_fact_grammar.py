@@ -711,10 +711,35 @@ def test_a_duration_before_she_files_and_one_its_pronoun_ties_to_the_sentence_be
          {"ordinary_business_terms": None}),
         ("Sixty-day terms are standard and customary in regional food distribution.",
          {"ordinary_business_terms": True}),
+        ("I can't say whether her debts are mainly from the bakery she ran or household things "
+         "like medical bills.", {"debtor_consumer_debts": None}),
+        ("Both companies are wholly owned by the same parent. Is the lender an insider?",
+         {"relationship": "affiliate"}),
+        ("The debtor's lawyer is arguing we were insiders. We are simply an unrelated supplier.",
+         {"creditor_is_insider": False, "relationship": "none"}),
+        ("The company filed chapter 11. None of our people sit on its board or serve as its "
+         "officers; we are an unrelated lender.", {"relationship": "none"}),
+        ("Memo: is the bank an insider so that the longer look-back applies?",
+         {"creditor_is_insider": None}),
+        ("Chapter 13 planned. Secured debts (the farm, two tractor loans, a line with the co-op) "
+         "are $1.2 million.", {"secured_debts": 1200000}),
+        ("Three of us will file an involuntary: a tire dealer ($5,000), a bank ($6,000) and a "
+         "fuel distributor ($3,500).", {"unsecured_claims_total": 14500}),
+        ("She bought a $700 necklace on a payment plan five weeks before filing.",
+         {"luxury_goods_amount": 700, "days_luxury_before_relief": 35,
+          "days_before_filing": None}),
+        ("Filed June 1, 2020. Thirty days earlier: $2,000 in cash advances.",
+         {"days_cash_advance_before_relief": 30}),
+        ("regular consumer - mortgage and a car note, nothing business related. does the "
+         "business debtor exception apply?", {"debtor_consumer_debts": True}),
+        ("our only relationship with him is the car loan. are we an insider?",
+         {"relationship": "none"}),
+        ("He filed on May 1, 2019. On March 3, 2019 he finally paid us $9,000.",
+         {"transfer_date": date(2019, 3, 3)}),
     ],
 )
 def test_facts_stated_in_more_words(question: str, facts: dict) -> None:
-    """Phrasings of the blind sets' misses (check24 to check37), each read as the gold facts."""
+    """Phrasings of the blind sets' misses (check24 to check39), each read as the gold facts."""
     got = parse(question).fact_values()
     assert {k: got.get(k) for k in facts} == facts
 
