@@ -267,7 +267,7 @@ def params(
 @app.command("facts")
 def facts_cmd(library: LibraryOpt = LIBRARY_ROOT) -> None:
     """List the facts the library declares (its facts.toml files): name, type, unit, meaning,
-    source clause, and an enumeration's values in full."""
+    source clause, and an enumeration's values in full; then the shorthand it declares."""
     lib = _load_facts(library)
     for spec in lib.vocabulary.values():
         unit = f" [{spec.unit}]" if spec.unit else ""
@@ -283,6 +283,13 @@ def facts_cmd(library: LibraryOpt = LIBRARY_ROOT) -> None:
             typer.echo(f"  derived: {how}")
         if spec.assume is not None:
             typer.echo(f"  assumed {spec.assume} when not stated (closed world)")
+    if lib.vocabulary.shorthand:
+        typer.echo("shorthand a question may use (read as the words):")
+        by_words: dict[str, list[str]] = {}
+        for abbreviation, words in lib.vocabulary.shorthand.items():
+            by_words.setdefault(words, []).append(abbreviation)
+        for words, abbreviations in by_words.items():
+            typer.echo(f"  {words}: {', '.join(abbreviations)}")
 
 
 def _load_facts(library: Path) -> Library:

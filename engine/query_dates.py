@@ -7,7 +7,8 @@ Formats read (month names may be abbreviated, with or without a period; ordinals
   "June 1, 2016" / "June 1 2016" / "1 June 2016"   -> a day
   "2016-06-01" (ISO) / "6/1/2016", "6-1-2016", "6/1/16" (US order M/D/Y)  -> a day
   "June 2011"                                        -> a month
-  "June 2011 (the 14th)", "June 2011 (6/14)"         -> a day
+  "June 2011 (the 14th)", "June 2011 (6/14)", "November 2018 (around Nov 30)"
+                                                     -> a day
   "2012" or "'12" only after a preposition cue ("in 2012", "during 2012", "as of 2012", "since
   2012", "back in '97", ...) or before the case it dates ("my 2002 bankruptcy", "a 1999
   chapter 11")                                       -> a year; a bare "2005" (as in "the 2005
@@ -92,7 +93,8 @@ DATE_RE = re.compile(  # every alternative starts a word: the lookahead skips ot
     (?=\b\w)(?:
     (?P<mdy>\b(?P<mdy_m>{_MON})\.?\s+(?P<mdy_d>\d{{1,2}}){_ORD},?\s+(?P<mdy_y>\d{{4}})\b)
   | (?P<my>\b(?P<my_m>{_MON})\.?,?\s+(?:of\s+)?(?P<my_y>\d{{4}})\b
-        (?:\s*\((?:on\s+)?(?:the\s+)?(?P<my_d>\d{{1,2}}){_ORD}\)
+        (?:\s*\((?:on\s+|around\s+|about\s+|roughly\s+|circa\s+)?(?:the\s+)?
+              (?:(?P<my_m2>{_MON})\.?\s+)?(?P<my_d>\d{{1,2}}){_ORD}\)
          |\s*\(\d{{1,2}}/(?P<my_d2>\d{{1,2}})\))?)
   | (?P<dmy>\b(?P<dmy_d>\d{{1,2}}){_ORD}\s+(?:of\s+)?(?P<dmy_m>{_MON})\.?,?\s+(?P<dmy_y>\d{{4}})\b)
   | (?P<iso>(?<![\w./-])(?P<iso_y>\d{{4}})-(?P<iso_m>\d{{1,2}})-(?P<iso_d>\d{{1,2}})(?![\w/-]))
@@ -303,6 +305,8 @@ def find_dates(question: str, today: date) -> list[DateMention]:
             grp = "my"
             day = m["my_d"] or m["my_d2"]
             y, mo, d = int(m["my_y"]), MONTHS[m["my_m"].lower()], int(day or 1)
+            if m["my_m2"] and MONTHS[m["my_m2"].lower()] != mo:  # "June 2011 (July 2)": no day
+                day, d = None, 1
             gran = "day" if day else "month"
         elif m.group("dmy"):
             grp = "dmy"

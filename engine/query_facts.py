@@ -140,7 +140,9 @@ _BACK_REFERENCE = re.compile(r"\b(?:them|they|those|these|it)\b", re.I)
 _RESTATED = re.compile(r"\b(?:the|that|this|those|these|same)\s+$", re.I)
 # an amount a list's total follows: "$3,500 and $4,500, $8,000 total"
 _TOTAL_AFTER = re.compile(r"\s*(?:total\b|in\s+(?:total|all)\b|altogether\b|combined\b)", re.I)
-_LIST_JOIN = re.compile(r"\s*,\s*(?:and\s+)?|\s+(?:and|plus)\s+|\s*\+\s*", re.I)
+# (each amount may have a parenthesis: "$9,800 (the bank), $8,500 (the linen service) and ...")
+_LIST_JOIN = re.compile(
+    r"(?:\s*\([^()]{0,60}\))?(?:\s*,\s*(?:and\s+)?|\s+(?:and|plus)\s+|\s*\+\s*)", re.I)
 _MULT = {"k": 1_000, "thousand": 1_000, "grand": 1_000, "m": 1_000_000, "mm": 1_000_000,
          "million": 1_000_000, "billion": 1_000_000_000, "bn": 1_000_000_000}
 
@@ -237,7 +239,7 @@ _YESNO_LEAD = re.compile(
 # the end of a yes/no question, its mark or (typed without any) the end of the text
 _YESNO_TAIL = re.compile(
     r"\s*(?:,?\s*or\s+not\b\s*)?(?:(?:of|under|for|to|within|as|when|at|in|with|by|because|"
-    r"given|and|so|if|which|meaning)\b[^?]{0,120}|,\s*(?:which|meaning)\b[^.?]{0,120})?"
+    r"given|and|so|if|which|meaning)\b[^?]{0,120}|,\s*(?:which|meaning|so)\b[^.?]{0,120})?"
     r"(?:\?|(?<![.!])\s*$)",
     re.I,
 )
@@ -277,7 +279,8 @@ _WHETHER_LEAD = re.compile(r"\b(?:whether|(?:looked\s+(?:into|at)|checked|know|f
                            r"\s+what|"
                            r"(?:not\s+sure|unsure|wondering|knows?(?:\s+yet)?|no\s+idea|"
                            r"ask(?:s|ed|ing)?(?:\s+(?:me|us|him|her|them))?)\s+if|"
-                           r"(?:says|said)\s+nothing\s+about)\b"
+                           r"(?:says|said)\s+nothing\s+about|(?:does|did)(?:n['’]t|\s+not)\s+"
+                           r"(?:say|mention)\s+anything\s+about)\b"
                            # a list's comma ("whether he was an officer, director or ..."): the
                            # search ends at the value, so the value is the end of the text
                            r"(?:[^,;:.?]|,(?=\s+(?:[\w-]+,|[\w-]+\s+(?:or|and|nor)\b|$))|"
@@ -285,20 +288,22 @@ _WHETHER_LEAD = re.compile(r"\b(?:whether|(?:looked\s+(?:into|at)|checked|know|f
                            re.I)
 # the other side's contention that the thing is so, which the asker then asks about: "the
 # trustee claims he's an insider. Is he?", "the trustee is saying her boyfriend ... is an
-# insider", "the committee treats the bank as an insider"; a lawyer's only when argued ("the
-# practice's lawyer is arguing we were insiders"), since "my attorney says" states a fact
+# insider", "the committee treats the bank as an insider"; a lawyer's or management's only
+# when argued ("the practice's lawyer is arguing we were insiders", "management claims it was
+# solvent"), since "my attorney says" states a fact
 _CONTENTION_LEAD = re.compile(
     r"(?:\b(?:trustee|committee|creditors?|plaintiffs?|other\s+side|opposing\s+"
-    r"(?:counsel|lawyer|attorney))(?:{APOS}s\s+(?:counsel|lawyer|attorney|assistant|office))?"
+    r"(?:counsel|lawyer|attorney))(?:{APOS}s\s+(?:counsel|lawyer|attorney|assistant|office|"
+    r"complaint|motion|papers|brief|pleadings?|demand\s+letter))?"
     r"\s+(?:is\s+|are\s+|has\s+|have\s+|keeps?\s+)?(?:say(?:s|ing)?|said|claim(?:s|ed|ing)?|"
     r"argu(?:e|es|ed|ing)|contend(?:s|ed|ing)?|insist(?:s|ed|ing)?|alleg(?:e|es|ed|ing)|"
     r"assert(?:s|ed|ing)?|think(?:s|ing)?|thought|believ(?:e|es|ed|ing)|call(?:s|ed|ing)|"
     r"treat(?:s|ed|ing)|consider(?:s|ed|ing)|deem(?:s|ed|ing)?)|"
-    r"\b(?:lawyers?|counsel|attorneys?)\s+(?:is\s+|are\s+|has\s+|have\s+|keeps?\s+)?"
-    r"(?:claim(?:s|ed|ing)?|argu(?:e|es|ed|ing)|contend(?:s|ed|ing)?|insist(?:s|ed|ing)?|"
-    r"alleg(?:e|es|ed|ing)))\b"
+    r"\b(?:lawyers?|counsel|attorneys?|management|owners?|principals?)\s+"
+    r"(?:is\s+|are\s+|has\s+|have\s+|keeps?\s+)?(?:claim(?:s|ed|ing)?|argu(?:e|es|ed|ing)|"
+    r"contend(?:s|ed|ing)?|insist(?:s|ed|ing)?|alleg(?:e|es|ed|ing)|maintain(?:s|ed|ing)?))\b"
     r"(?:(?!\b(?:and|but)\b)[^.;?]){0,120}?"
-    r"(?:\b(?:is|was|are|were|be|being|as)|{APOS}s)\s+(?:an?\s+|the\s+)?$".replace(
+    r"(?:\b(?:is|was|are|were|be|being|as|us|him|her|them|me)|{APOS}s)\s+(?:an?\s+|the\s+)?$".replace(
         "{APOS}", _APOS),
     re.I,
 )

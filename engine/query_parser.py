@@ -65,8 +65,8 @@ Query type (first rule that fires; `type_reason` names it)
 from __future__ import annotations
 
 import re
-from collections.abc import Collection
-from dataclasses import dataclass, field, fields, is_dataclass
+from collections.abc import Callable, Collection
+from dataclasses import dataclass, field, fields, is_dataclass, replace
 from datetime import date, datetime
 from typing import Any
 
@@ -89,6 +89,7 @@ from structfirst.engine.query_citations import (
 )
 from structfirst.engine.query_dates import DateMention, QueryError, Span, find_dates
 from structfirst.engine.query_facts import FactReader, QueryFact
+from structfirst.engine.query_shorthand import expand_shorthand
 from structfirst.rules.fact_schema import Vocabulary
 from structfirst.rules.library_loader import default_vocabulary
 
@@ -580,7 +581,9 @@ def parse_query(
     facts read are those the rule library declares (`vocabulary`, default: the packaged
     library's). A caller's jurisdiction may be any the corpus declares
     (`corpus_jurisdictions`); a question that names none gets `default_jurisdiction`."""
-    q = _check_question(question)
+    source = _check_question(question)
+    vocabulary = vocabulary or default_vocabulary()
+    q, to_question = expand_shorthand(source, vocabulary.shorthand)
     if isinstance(today, datetime):
         today = today.date()
     if isinstance(as_of, datetime):
@@ -608,8 +611,7 @@ def parse_query(
     terms = _extract_terms(q)
     excluded = [t.span for t in terms if t.cue != "is_a"]
     bankruptcy = bool(bankruptcy_cue(q)) or any(c.id.startswith("/us/usc/t11/") for c in citations)
-    facts, left_open, warnings = _reader(vocabulary or default_vocabulary()).transform(
-        q, dates, excluded, bankruptcy)
+    facts, left_open, warnings = _reader(vocabulary).transform(q, dates, excluded, bankruptcy)
     qtype, reason = _query_type(preds, facts, named)
     wanted = _TYPE_PREDICATE.get(qtype, ())
     predicate = next((p for p in preds if p.name in wanted), None)
@@ -618,7 +620,7 @@ def parse_query(
     for u in unresolved:
         warnings.append(f"citation {u.text!r} at {u.span[0]}-{u.span[1]} not placed: {u.reason}")
 
-    return ParsedQuery(
+    parsed = ParsedQuery(
         question=q,
         jurisdiction=juris,
         as_of=_as_of(as_of, today, dates),
@@ -636,6 +638,29 @@ def parse_query(
         warnings=tuple(warnings),
         asks_location=bool(ASKS_LOCATION.search(q)),
     )
+    return parsed if q == source else _in_question(parsed, source, to_question)
+
+
+def _in_question(obj: Any, question: str, to_question: Callable[[Span], Span]) -> Any:
+    """`obj` (a parse of the question's shorthand read as words) with every span, and the
+    text of every span, those of the question itself."""
+    if isinstance(obj, tuple):
+        return tuple(_in_question(x, question, to_question) for x in obj)
+    if not is_dataclass(obj) or isinstance(obj, type):
+        return obj
+    changes: dict[str, Any] = {}
+    for f in fields(obj):
+        value = getattr(obj, f.name)
+        if f.name == "question":
+            changes[f.name] = question
+        elif f.name == "span" and value is not None:
+            changes[f.name] = to_question(value)
+        else:
+            changes[f.name] = _in_question(value, question, to_question)
+    span = changes.get("span")
+    if span is not None and isinstance(getattr(obj, "text", None), str):
+        changes["text"] = question[span[0]:span[1]]
+    return replace(obj, **changes)
 
 
 _READERS: dict[int, tuple[Vocabulary, FactReader]] = {}

@@ -124,6 +124,17 @@ class FactSpec:
 
 
 @dataclass(frozen=True, slots=True)
+class ShorthandSpec:
+    """One abbreviation a question may use for words (`[shorthand]`: "payment" = ["pmt"]):
+    the query parser reads the words in its place."""
+
+    abbreviation: str  # lower-cased, whitespace collapsed
+    means: str
+    file: str = ""
+    line: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class EntitySpec:
     """A kind of entity a question may list (`[entity.payment]`): each listed one has the
     attributes declared with `of = "payment"`. `closed = true` says the list is complete (the
@@ -139,10 +150,12 @@ class EntitySpec:
 
 @dataclass(frozen=True)
 class Vocabulary:
-    """The declared facts by name, in declaration order, and the declared entities."""
+    """The declared facts by name, in declaration order, the declared entities, and the
+    shorthand a question may use (abbreviation, lower-cased -> the words it stands for)."""
 
     facts: Mapping[str, FactSpec]
     entities: Mapping[str, EntitySpec] = field(default_factory=dict)
+    shorthand: Mapping[str, str] = field(default_factory=dict)
 
     def attributes(self, entity: str) -> list[FactSpec]:
         return [f for f in self.facts.values() if f.of == entity]
@@ -219,7 +232,8 @@ def _header_lines(text: str) -> dict[str, int]:
     return out
 
 
-def read_fact_file(path: Path) -> tuple[list[FactSpec | EntitySpec], list[Issue]]:
+def read_fact_file(path: Path) -> tuple[list[FactSpec | EntitySpec | ShorthandSpec],
+                                        list[Issue]]:
     """The declarations of one file; each bad one is left out with an Issue (file, line)."""
     got = read_toml(path, "fact-syntax")
     if isinstance(got, Issue):
@@ -227,16 +241,23 @@ def read_fact_file(path: Path) -> tuple[list[FactSpec | EntitySpec], list[Issue]
     text, data = got
     file, lines = str(path), _header_lines(text)
     issues: list[Issue] = []
-    unknown_top = [k for k in data if k not in ("fact", "entity", "macro")]
+    unknown_top = [k for k in data if k not in ("fact", "entity", "macro", "shorthand")]
     for k in unknown_top:
         issues.append(Issue("error", "fact-declaration",
                             f"unknown table [{k}]: declarations are [fact.NAME], "
-                            "[entity.NAME] and [macro] tables", file, _line_of(text, k)))
+                            "[entity.NAME], [macro] and [shorthand] tables", file,
+                            _line_of(text, k)))
     macros, problem = _file_macros(data.get("macro", {}))
     if problem:
         issues.append(Issue("error", "fact-declaration", f"[macro] {problem}", file,
                             _line_of(text, "macro")))
-    specs: list[FactSpec | EntitySpec] = []
+    specs: list[FactSpec | EntitySpec | ShorthandSpec] = []
+    shorthand, problem = _file_shorthand(data.get("shorthand", {}), file,
+                                         _line_of(text, "shorthand"))
+    if problem:
+        issues.append(Issue("error", "fact-declaration", f"[shorthand] {problem}", file,
+                            _line_of(text, "shorthand")))
+    specs += shorthand
     for name, body in (data.get("entity") or {}).items():
         line = lines.get(name)
         problem = _entity_problem(name, body)
@@ -255,6 +276,21 @@ def read_fact_file(path: Path) -> tuple[list[FactSpec | EntitySpec], list[Issue]
             continue
         specs.append(_spec(name, body, file, line))
     return specs, issues
+
+
+def _file_shorthand(table: Any, file: str, line: int | None
+                    ) -> tuple[list[ShorthandSpec], str | None]:
+    """A file's `[shorthand]` table ("words" = ["abbreviation", ...]), or why it is bad."""
+    if not isinstance(table, dict):
+        return [], "expected a table of \"words\" = [\"abbreviation\", ...]"
+    out: list[ShorthandSpec] = []
+    for means, abbreviations in table.items():
+        if (not isinstance(abbreviations, list) or not abbreviations
+                or not all(isinstance(a, str) and a.strip() for a in abbreviations)):
+            return [], f"{means}: a list of abbreviations (non-empty strings)"
+        out += [ShorthandSpec(" ".join(a.lower().split()), means, file, line)
+                for a in abbreviations]
+    return out, None
 
 
 def _file_macros(table: Any) -> tuple[dict[str, str], str | None]:
@@ -444,11 +480,20 @@ def read_fact_files(paths: Iterable[Path]) -> tuple[Vocabulary, list[Issue]]:
     and a derivation or default must name declared facts and fit their types."""
     facts: dict[str, FactSpec] = {}
     entities: dict[str, EntitySpec] = {}
+    shorthand: dict[str, ShorthandSpec] = {}
     issues: list[Issue] = []
     for path in paths:
         specs, found = read_fact_file(path)
         issues += found
         for spec in specs:
+            if isinstance(spec, ShorthandSpec):
+                first_s = shorthand.setdefault(spec.abbreviation, spec)
+                if first_s.means != spec.means:
+                    issues.append(Issue("error", "fact-declaration",
+                                        f"shorthand {spec.abbreviation!r} means "
+                                        f"{first_s.means!r} (at {first_s.file}:{first_s.line}) "
+                                        f"and {spec.means!r}", spec.file, spec.line))
+                continue
             if isinstance(spec, EntitySpec):
                 if spec.name in entities:
                     first_e = entities[spec.name]
@@ -474,7 +519,7 @@ def read_fact_files(paths: Iterable[Path]) -> tuple[Vocabulary, list[Issue]]:
     for name in set(entities) & set(facts):
         issues.append(Issue("error", "fact-declaration", f"{name} is both a fact and an entity",
                             entities[name].file, entities[name].line))
-    return Vocabulary(facts, entities), issues
+    return Vocabulary(facts, entities, {a: sp.means for a, sp in shorthand.items()}), issues
 
 
 def _entity_link_problem(spec: FactSpec, entities: Mapping[str, EntitySpec]) -> str | None:

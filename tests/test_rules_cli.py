@@ -149,3 +149,5 @@ def test_params_and_facts_listings() -> None:
     # an enumeration's values are listed in full, each with its meaning
     assert "- corporation_of_which_debtor_is_director_officer_or_in_control: a corporation" in out
     assert "derived: days between transfer_date and filing_date" in out
+    # the shorthand a question may use, each meaning with its abbreviations
+    assert "\n  payment: pmt, pymt, pmt., pymt.\n" in out

@@ -7,7 +7,7 @@ from datetime import date
 from pathlib import Path
 
 import pytest
-from structfirst.rules.fact_schema import read_fact_file
+from structfirst.rules.fact_schema import read_fact_file, read_fact_files
 from structfirst.rules.library_loader import TITLE11_FACTS, load_library
 from structfirst.rules.rule_syntax import Atom, Compare, Not, parse_rules
 from structfirst.rules.semantics import RBind, RBool, RCompare, RParam, RPred
@@ -322,3 +322,39 @@ def test_bad_macros_name_their_file_and_line(tmp_path: Path, macros: str, patter
     _, issues = read_fact_file(path)
     assert issues and issues[0].message.startswith(message)
     assert (issues[0].file, issues[0].line) == (str(path), line)
+
+
+def test_a_file_s_shorthand_is_read_into_the_vocabulary(tmp_path: Path) -> None:
+    path = tmp_path / "facts.toml"
+    path.write_text('[shorthand]\npayment = ["pmt", "Pymt"]\n"cash advance" = ["cash  adv"]\n')
+    vocabulary, issues = read_fact_files([path])
+    assert not issues
+    assert vocabulary.shorthand == {"pmt": "payment", "pymt": "payment",
+                                    "cash adv": "cash advance"}
+
+
+@pytest.mark.parametrize(
+    ("table", "message", "line"),
+    [
+        ('[shorthand]\npayment = "pmt"\n', "[shorthand] payment: a list of abbreviations", 1),
+        ('[shorthand]\npayment = []\n', "[shorthand] payment: a list of abbreviations", 1),
+        ('\n[shorthand]\npayment = ["pmt", ""]\n', "[shorthand] payment: a list of", 2),
+    ],
+)
+def test_bad_shorthand_names_its_file_and_line(tmp_path: Path, table: str, message: str,
+                                               line: int) -> None:
+    path = tmp_path / "facts.toml"
+    path.write_text(table)
+    _, issues = read_fact_file(path)
+    assert issues and issues[0].message.startswith(message)
+    assert (issues[0].file, issues[0].line) == (str(path), line)
+
+
+def test_one_abbreviation_with_two_meanings_is_an_error(tmp_path: Path) -> None:
+    first, second = tmp_path / "a.facts.toml", tmp_path / "b.facts.toml"
+    first.write_text('[shorthand]\npayment = ["pmt"]\n')
+    second.write_text('[shorthand]\npermit = ["pmt"]\n')
+    vocabulary, issues = read_fact_files([first, second])
+    assert vocabulary.shorthand == {"pmt": "payment"}
+    assert [(i.message, i.file) for i in issues] == [
+        (f"shorthand 'pmt' means 'payment' (at {first}:1) and 'permit'", str(second))]
