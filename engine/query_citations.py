@@ -228,7 +228,7 @@ TITLE_WORD_RE = re.compile(r"\btitle\s+(?P<title>\d{1,2})\b", re.I)
 BANKRUPTCY_CUE_RE = re.compile(
     r"\b(?:bankrupt(?:cy|cies)?|debtors?|trustees?|petitions?|preferen(?:ce|ces|tial)|"
     r"discharge(?:d|able|ability)?|nondischargeable|chapter\s+(?:7|9|11|12|13|15)|"
-    r"order\s+for\s+relief|automatic\s+stay|insiders?)\b",
+    r"order\s+for\s+relief|automatic\s+stay|insiders?|exemptions)\b",
     re.I,
 )
 CFR_CUE_RE = re.compile(
