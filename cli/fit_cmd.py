@@ -16,7 +16,8 @@ TOP_WEIGHTS = 12
 
 def fit_command(
     index: Annotated[Path, typer.Option("--index", help="Index directory built by `ingest`.")],
-    train: Annotated[Path, typer.Option("--train", help="Training queries (JSONL).")],
+    train: Annotated[list[Path], typer.Option(
+        "--train", help="Training queries (JSONL); give it again to train on several files.")],
     dev: Annotated[Path, typer.Option(
         "--dev", help="Dev queries; the calibrators' inputs and thresholds are chosen on them "
         "(JSONL).")],

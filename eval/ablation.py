@@ -283,11 +283,13 @@ def evaluate_runs(
     return summaries, comparisons
 
 
-def sha256_of(path: Path) -> str:
+def sha256_of(paths: Path | Sequence[Path]) -> str:
+    """The sha256 of a file's bytes, or of several files' bytes one after the other."""
     digest = hashlib.sha256()
-    with path.open("rb") as fh:
-        for chunk in iter(lambda: fh.read(1 << 20), b""):
-            digest.update(chunk)
+    for path in [paths] if isinstance(paths, Path) else paths:
+        with path.open("rb") as fh:
+            for chunk in iter(lambda: fh.read(1 << 20), b""):
+                digest.update(chunk)
     return digest.hexdigest()
 
 

@@ -13,6 +13,7 @@ record. A model folder named by several configurations is fitted once.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
@@ -118,13 +119,14 @@ def model_folder(cfg: EngineConfig, stage: Stage) -> tuple[str, str] | None:
 
 def fit_configurations(
     index: Path,
-    train_path: Path,
+    train_paths: Path | Sequence[Path],
     dev_path: Path,
     out_dir: Path,
     configs: Sequence[EngineConfig],
     score_configs: Sequence[EngineConfig] = (),
 ) -> list[FittedStep]:
-    """Fit and save the learned steps of `configs`, then a top-score calibrator for each of
+    """Fit and save the learned steps of `configs` on the queries of `train_paths` (one file
+    or several, read as one training set), then a top-score calibrator for each of
     `score_configs` (configurations without a calibration of their own); returns what was
     saved."""
     unlearned = [c.name for c in configs if c.fusion == "rrf"]
@@ -133,12 +135,17 @@ def fit_configurations(
     own = [c.name for c in score_configs if c.calibration]
     if own:
         raise FitError(f"configuration(s) {', '.join(own)} have a calibration of their own")
-    train_all, dev_all = read_split(train_path, "train"), read_split(dev_path, "dev")
+    train_paths = [train_paths] if isinstance(train_paths, Path) else list(train_paths)
+    train_all = [q for p in train_paths for q in read_split(p, "train")]
+    dev_all = read_split(dev_path, "dev")
+    repeated = sorted(qid for qid, n in Counter(q.qid for q in train_all).items() if n > 1)
+    if repeated:
+        raise FitError(f"training queries given twice: {', '.join(repeated[:5])}")
     train, dev = labeled(train_all), labeled(dev_all)
     engine = Engine.open(index, models_dir=out_dir)
     record = {
-        "training_set": str(train_path),
-        "training_set_sha256": sha256_of(train_path),
+        "training_set": " + ".join(str(p) for p in train_paths),
+        "training_set_sha256": sha256_of(train_paths),
         "dev_set": str(dev_path),
         "dev_set_sha256": sha256_of(dev_path),
         "n_train_queries": len(train),

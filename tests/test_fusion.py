@@ -171,6 +171,9 @@ def test_fit_refuses_an_empty_train_split_and_the_test_split(
         fit_configurations(small_index, empty, dev, tmp_path, [learned_config()])
     with pytest.raises(FitError, match="holds test-split queries .*never fit on the test"):
         fit_configurations(small_index, QUERIES / "test.jsonl", dev, tmp_path, [learned_config()])
+    # several training files are one training set, each query once
+    with pytest.raises(FitError, match="training queries given twice: "):
+        fit_configurations(small_index, [dev, dev], dev, tmp_path, [learned_config()])
 
 
 def test_configurations_share_head_frames_only_when_their_heads_match() -> None:
