@@ -172,7 +172,7 @@ _FILING_NOUN = re.compile(
 # a date its clause goes on to say was paid: "On 10 June 2019 she repaid her sister", "On
 # January 20, 2019 they finally paid us"
 _TRANSFER_AFTER = re.compile(
-    r",?\s+(?:I|we|he|she|it|they|the\s+(?:debtor|company)|(?-i:[A-Z][a-z]+))\s+(?:had\s+)?"
+    r",?\s+(?:I|we|he|she|it|they|(?:the\s+)?(?:debtor|company|co\.)|(?-i:[A-Z][a-z]+))\s+(?:had\s+)?"
     r"(?:(?:finally|then|already|just|quietly|suddenly|eventually|only)\s+)?"
     r"(?P<kw>paid|repaid|transferred|wired|sent|made|caught\s+up)\b", re.I
 )

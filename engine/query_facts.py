@@ -213,14 +213,15 @@ _DURATION_GROUPS = (("n", "unit"), ("n2", "unit2"), ("n3", "unit3"), ("n4", "uni
 # a perfect tense right before "for the past N years": how long something went on, no window
 _ONGOING = re.compile(r"\b(?:had|has|have|['’]ve)\b(?:\s+\w+){0,4}?\s+$", re.I)
 # a sentence ends at ? ! ; a line break, or a period before a capital or (in lower-case
-# writing) before a question's or a statement's first word or a one-word question: "... the
-# petition. is the cousin an insider?", "... about 400k. my friend said ...", "... the loan.
-# insider or not?"; not the period of an initial ("R. Delgado") or an abbreviation ("approx.")
+# writing) before a question's or a statement's first word or a question of up to four words:
+# "... the petition. is the cousin an insider?", "... about 400k. my friend said ...", "... the
+# loan. insider or not?", "... before they filed. all priority?"; not the period of an initial
+# ("R. Delgado") or an abbreviation ("approx.")
 _SENTENCE_BREAK = re.compile(
     r"[?!;]|(?<!\b[A-Z])(?<!\bapprox)(?<!\bvs)(?<!\bch)(?<!\bno)(?<!\bv)\.(?=\s+(?:[A-Z]|(?:is|"
     r"was|were|are|am|does|do|did|can|could|would|will|should|has|have|how|what|when|who|which|"
-    r"i|my|we|our|he|she|they|his|her|their|it|its|the|so|but|now)\b|\w+(?:,?\s+or\s+not)?"
-    r"\s*\?))"
+    r"i|my|we|our|he|she|they|his|her|their|it|its|the|so|but|now)\b|\w+(?:\s+\w+){0,3}"
+    r"(?:,?\s+or\s+not)?\s*\?))"
     # after a number ("... filing ch 7 on nov 3 2025. presumption of fraud?")
     r"|(?<=\d)\.(?=\s+[a-z])|\n"
 )
@@ -230,8 +231,10 @@ _YESNO_LEAD = re.compile(
     r"(?:him|her|them|it|us|me|the\s+\w+)|(?:does|do|did|would|will|could)\s+(?:it|he|she|"
     r"they|we|I|you|this|that|the\s+\w+|(?-i:[A-Z])[\w&.-]*)\s+(?:count|qualify|rank)\s+as|"
     r"(?:would|will|could|might)\s+(?:it|he|she|they|we|I|you|this|that|the(?:\s+\w+){1,3})\s+"
-    r"be|(?:would|will|could|might|can|does|do|did)\s+(?:an?|the|"
-    r"any)\s+(?:court|judge|trustee|law|code)\s+(?:treat|consider|see|regard|view|deem|count|"
+    r"be|(?:would|will|could|might)\s+(?-i:[A-Z][a-z]+)\s+be|"
+    r"(?:would|will|could|might|can|does|do|did)\s+(?:an?|the|"
+    r"any)\s+(?:court|judge|trustee|law|code)\s+(?:get\s+to\s+|be\s+able\s+to\s+)?(?:treat|"
+    r"consider|see|regard|view|deem|count|"
     r"call))\b(?:\s+that\b)?(?:(?!\b(?:when|while|after|before|because|if|since|"
     r"that|which|who|whom|where|whose)\b)[^,;:]){0,80}$",
     re.I,
@@ -308,7 +311,9 @@ _CONTENTION_LEAD = re.compile(
     re.I,
 )
 # a number offered as one of two: "could be last winter or two years ago"
-_EITHER_LEAD = re.compile(r"\b(?:could|might|may)\s+(?:have\s+)?be(?:en)?\b[^,;:.?]{0,40}\bor\s+$",
+_EITHER_LEAD = re.compile(r"\b(?:could|might|may)\s+(?:have\s+)?be(?:en)?\b[^,;:.?]{0,40}\bor\s+$"
+                          # "could've been last month, could've been two years ago"
+                          r"|\b(?:could|might|may)(?:\s+have|['’]ve)\s+been\s+(?:about\s+|around\s+)?$",
                           re.I)
 # a possibility, not a statement: "he might be a corporate officer or just a sales manager"
 _MAYBE_LEAD = re.compile(r"\b(?:(?:might|may|could)\s+(?:just\s+|also\s+|even\s+|well\s+)?be|"
