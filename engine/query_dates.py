@@ -143,7 +143,7 @@ _CUES: tuple[tuple[str, re.Pattern[str]], ...] = (
         "transfer",
         re.compile(
             r"(?s:.*)\b(?P<kw>paid|pays|repaid|transferred|transfers?|payments?|made|"
-            r"received|wired|sent|lump\s+sum)\b" + _GAP.format(n=12) + r"$",
+            r"received|wired|sent|lump\s+sum|wire)\b" + _GAP.format(n=12) + r"$",
             re.I,
         ),
     ),

@@ -101,11 +101,11 @@ AMOUNT_RE = re.compile(
     r"(?<![\w$])(?:\$|USD\s?)\s?(?P<num>\d{1,3}(?:,\d{3})+|\d+)(?P<dec>\.\d{1,2})?"
     r"(?:\s*(?P<mult>k|thousand|grand|million|mm|m|billion|bn)\b)?"
     r"|(?<![\w$.,])(?P<num2>\d{1,3}(?:,\d{3})+|\d+)(?P<dec2>\.\d{1,2})?"
-    r"(?:\s+(?P<mult2>thousand|million|billion))?\s+(?:dollars|USD)\b"
+    r"(?:\s+(?P<mult2>thousand|million|billion))?\s+(?:dollars?|USD)\b"
     # "twenty thousand dollars", "eight thousand five hundred seventy-five dollars", "eighty-six
-    # hundred dollars", "a million dollars", "five grand"
+    # hundred dollars", "a million dollars", "five grand", "a nine hundred dollar advance"
     rf"|(?<![\w$-])(?P<words>{_WORD_NUM})(?:(?:\s+(?P<mult3>thousand|million|billion)"
-    rf"(?:,?\s+(?:and\s+)?(?P<rest>{_WORD_NUM}))?)?\s+dollars|\s+(?P<grand>grand))\b"
+    rf"(?:,?\s+(?:and\s+)?(?P<rest>{_WORD_NUM}))?)?\s+dollars?|\s+(?P<grand>grand))\b"
     # "8.5k", "18.6K", "12 grand" without a dollar sign (not "401k")
     r"|(?<![\w$.,])(?!401k)(?P<num4>\d{1,3})(?P<dec4>\.\d{1,2})?(?P<mult4>k|\s+grand)\b"
     # "owes six hundred thousand unsecured", "one and a half million secured": thousands in
@@ -127,7 +127,7 @@ AMOUNT_RE = re.compile(
 _AMOUNT_START = (r"(?=\$|USD|(?<![\w$.,])\d(?!\d*[/-]\d)|(?<![\w$-])(?<!thousand\s)"
                  r"(?<!thousand,\s)(?:"
                  + _WORD_NUM + r")\s+(?:(?:(?:thousand|million|billion)(?:,?\s+(?:and\s+)?(?:"
-                 + _WORD_NUM + r"))?\s+)?dollars|grand|(?:and\s+a\s+half\s+)?"
+                 + _WORD_NUM + r"))?\s+)?dollars?|grand|(?:and\s+a\s+half\s+)?"
                  r"(?:thousand|million|billion))\b)")
 # words between the words before an amount and the amount: "the claim is exactly $13,650",
 # "unsecured about $200,000" (a hedged amount)
@@ -157,7 +157,7 @@ _ANCHOR = (
     r"(?P<anchor>" + _OWNER + _WHEN +
     r"(?:(?P<relief>(?:entry\s+of\s+the\s+)?order\s+for\s+relief)|"
     r"(?:(?:individual|joint|voluntary|involuntary|personal)\s+)?"
-    r"(?:(?:bankruptcy|chapter\s+\d+)\s+)?(?:filing(?:\s+date)?|petition(?:\s+date)?|"
+    r"(?:(?:bankruptcy|chapter\s+\d+|ch\.?\s*\d+)\s+)?(?:filing(?:\s+date)?|petition(?:\s+date)?|"
     r"bankruptcy(?:\s+(?:filing|petition|case))?|case\s+(?:was\s+)?filed|"
     r"date\s+of\s+(?:the\s+)?(?:filing|petition)(?:\s+of\s+the\s+petition)?|"
     r"commencement\s+of\s+the\s+case)|chapter\s+\d+\b|"
