@@ -178,7 +178,7 @@ def test_every_expected_verdict_is_the_librarys_on_the_gold_facts() -> None:
      ("verdict_check38", 72), ("verdict_check39", 72), ("verdict_check40", 72),
      ("verdict_check41", 72), ("verdict_check42", 72), ("verdict_check43", 72),
      ("verdict_check44", 72), ("verdict_check45", 72), ("verdict_check46", 72),
-     ("verdict_check47", 72)],
+     ("verdict_check47", 72), ("verdict_check48", 72), ("verdict_check49", 72)],
 )
 def test_every_verdict_question_of_the_rules_sets_is_the_librarys_on_its_facts(
     name: str, count: int,
