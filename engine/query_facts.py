@@ -294,20 +294,21 @@ _WHETHER_LEAD = re.compile(r"\b(?:whether|(?:looked\s+(?:into|at)|checked|know|f
 # insider", "the committee treats the bank as an insider"; a lawyer's or management's only
 # when argued ("the practice's lawyer is arguing we were insiders", "management claims it was
 # solvent"), since "my attorney says" states a fact
-_CONTENTION_LEAD = re.compile(
+# the verbs of a claim argued, said by either kind of speaker below
+_ARGUED = (r"claim(?:s|ed|ing)?|argu(?:e|es|ed|ing)|contend(?:s|ed|ing)?|insist(?:s|ed|ing)?|"
+           r"alleg(?:e|es|ed|ing)")
+_CONTENTION_LEAD = re.compile((
     r"(?:\b(?:trustee|committee|creditors?|plaintiffs?|other\s+side|opposing\s+"
     r"(?:counsel|lawyer|attorney))(?:{APOS}s\s+(?:counsel|lawyer|attorney|assistant|office|"
     r"complaint|motion|papers|brief|pleadings?|demand\s+letter))?"
-    r"\s+(?:is\s+|are\s+|has\s+|have\s+|keeps?\s+)?(?:say(?:s|ing)?|said|claim(?:s|ed|ing)?|"
-    r"argu(?:e|es|ed|ing)|contend(?:s|ed|ing)?|insist(?:s|ed|ing)?|alleg(?:e|es|ed|ing)|"
+    r"\s+(?:is\s+|are\s+|has\s+|have\s+|keeps?\s+)?(?:say(?:s|ing)?|said|" + _ARGUED + r"|"
     r"assert(?:s|ed|ing)?|think(?:s|ing)?|thought|believ(?:e|es|ed|ing)|call(?:s|ed|ing)|"
     r"treat(?:s|ed|ing)|consider(?:s|ed|ing)|deem(?:s|ed|ing)?)|"
     r"\b(?:lawyers?|counsel|attorneys?|management|owners?|principals?)\s+"
-    r"(?:is\s+|are\s+|has\s+|have\s+|keeps?\s+)?(?:claim(?:s|ed|ing)?|argu(?:e|es|ed|ing)|"
-    r"contend(?:s|ed|ing)?|insist(?:s|ed|ing)?|alleg(?:e|es|ed|ing)|maintain(?:s|ed|ing)?))\b"
+    r"(?:is\s+|are\s+|has\s+|have\s+|keeps?\s+)?(?:" + _ARGUED + r"|maintain(?:s|ed|ing)?))\b"
     r"(?:(?!\b(?:and|but)\b)[^.;?]){0,120}?"
-    r"(?:\b(?:is|was|are|were|be|being|as|us|him|her|them|me)|{APOS}s)\s+(?:an?\s+|the\s+)?$".replace(
-        "{APOS}", _APOS),
+    r"(?:\b(?:is|was|are|were|be|being|as|us|him|her|them|me)|{APOS}s)\s+(?:an?\s+|the\s+)?$"
+    ).replace("{APOS}", _APOS),
     re.I,
 )
 # a number offered as one of two: "could be last winter or two years ago"

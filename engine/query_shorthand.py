@@ -17,18 +17,20 @@ from structfirst.engine.query_dates import Span
 
 __all__ = ["expand_shorthand"]
 
-_COMPILED: dict[tuple[tuple[str, str], ...], re.Pattern[str]] = {}
+# one compiled pattern per shorthand table (kept while the table lives), so a parse does not
+# rebuild it
+_COMPILED: dict[int, tuple[Mapping[str, str], re.Pattern[str]]] = {}
 
 
 def _pattern(shorthand: Mapping[str, str]) -> re.Pattern[str]:
-    key = tuple(sorted(shorthand.items()))
-    rx = _COMPILED.get(key)
-    if rx is None:
+    got = _COMPILED.get(id(shorthand))
+    if got is None or got[0] is not shorthand:
         # the longest first, so "cash adv." wins over "cash adv"; whitespace as any whitespace
         alts = sorted(shorthand, key=len, reverse=True)
         body = "|".join(r"\s+".join(re.escape(w) for w in a.split()) for a in alts)
-        rx = _COMPILED[key] = re.compile(rf"(?<![\w/.])(?:{body})(?![\w/])", re.I)
-    return rx
+        got = _COMPILED[id(shorthand)] = (
+            shorthand, re.compile(rf"(?<![\w/.])(?:{body})(?![\w/])", re.I))
+    return got[1]
 
 
 def expand_shorthand(question: str, shorthand: Mapping[str, str]
