@@ -278,7 +278,7 @@ _FRAGMENT_TAIL = re.compile(r"\s*(?:,?\s*or\s+not)?\s*\?", re.I)
 # regular income", "whether R. Delgado is an insider", "says nothing about how it paid"
 _WHETHER_LEAD = re.compile(r"\b(?:whether|(?:looked\s+(?:into|at)|checked|know|figured\s+out|"
                            r"f(?:ou|i)nd\s+out|sure\s+(?:of|about)|no\s+idea(?:\s+yet)?|"
-                           r"(?:information|evidence|proof)(?:\s+yet)?\s+(?:on|about|as\s+to))"
+                           r"(?:information|evidence|proof|data|numbers|figures)(?:\s+yet)?\s+(?:on|about|as\s+to))"
                            r"\s+what|"
                            r"(?:not\s+sure|unsure|wondering|knows?(?:\s+yet)?|no\s+idea|"
                            r"ask(?:s|ed|ing)?(?:\s+(?:me|us|him|her|them))?)\s+if|"
@@ -286,7 +286,9 @@ _WHETHER_LEAD = re.compile(r"\b(?:whether|(?:looked\s+(?:into|at)|checked|know|f
                            r"(?:say|mention)\s+anything\s+about)\b"
                            # a list's comma ("whether he was an officer, director or ..."): the
                            # search ends at the value, so the value is the end of the text
-                           r"(?:[^,;:.?]|,(?=\s+(?:[\w-]+,|[\w-]+\s+(?:or|and|nor)\b|$))|"
+                           # ("whether he was an officer, a director, or just an employee")
+                           r"(?:[^,;:.?]|,(?=\s+(?:(?:an?\s+|the\s+)?(?:[\w-]+,|"
+                           r"[\w-]+\s+(?:or|and|nor)\b|$)|(?:or|and|nor)\b))|"
                            r"\b[A-Z]\.){0,100}$",
                            re.I)
 # the other side's contention that the thing is so, which the asker then asks about: "the
@@ -296,7 +298,7 @@ _WHETHER_LEAD = re.compile(r"\b(?:whether|(?:looked\s+(?:into|at)|checked|know|f
 # solvent"), since "my attorney says" states a fact
 # the verbs of a claim argued, said by either kind of speaker below
 _ARGUED = (r"claim(?:s|ed|ing)?|argu(?:e|es|ed|ing)|contend(?:s|ed|ing)?|insist(?:s|ed|ing)?|"
-           r"alleg(?:e|es|ed|ing)")
+           r"alleg(?:e|es|ed|ing)|hint(?:s|ed|ing)?")
 _CONTENTION_LEAD = re.compile((
     r"(?:\b(?:trustee|committee|creditors?|plaintiffs?|other\s+side|opposing\s+"
     r"(?:counsel|lawyer|attorney))(?:{APOS}s\s+(?:counsel|lawyer|attorney|assistant|office|"
@@ -307,7 +309,8 @@ _CONTENTION_LEAD = re.compile((
     r"\b(?:lawyers?|counsel|attorneys?|management|owners?|principals?)\s+"
     r"(?:is\s+|are\s+|has\s+|have\s+|keeps?\s+)?(?:" + _ARGUED + r"|maintain(?:s|ed|ing)?))\b"
     r"(?:(?!\b(?:and|but)\b)[^.;?]){0,120}?"
-    r"(?:\b(?:is|was|are|were|be|being|as|us|him|her|them|me)|{APOS}s)\s+(?:an?\s+|the\s+)?$"
+    r"(?:\b(?:is|was|are|were|be|being|as|us|him|her|them|me)|{APOS}(?:s|re))\s+"
+    r"(?:an?\s+|the\s+)?$"
     ).replace("{APOS}", _APOS),
     re.I,
 )
@@ -316,9 +319,13 @@ _EITHER_LEAD = re.compile(r"\b(?:could|might|may)\s+(?:have\s+)?be(?:en)?\b[^,;:
                           # "could've been last month, could've been two years ago"
                           r"|\b(?:could|might|may)(?:\s+have|['’]ve)\s+been\s+(?:about\s+|around\s+)?$",
                           re.I)
-# a possibility, not a statement: "he might be a corporate officer or just a sales manager"
+_COPULA = re.compile(r"\b(?:is|was|are|were|be|been)\b|['’]s\b", re.I)
+# a possibility, not a statement: "he might be a corporate officer or just a sales manager",
+# "she might be treated like an insider", "it may or may not have been a normal business deal"
 _MAYBE_LEAD = re.compile(r"\b(?:(?:might|may|could)\s+(?:just\s+|also\s+|even\s+|well\s+)?be|"
-                         r"maybe|possibly|perhaps)\s+(?:an?\s+|the\s+)?(?:[\w-]+\s+){0,2}$",
+                         r"(?:might|may|could)\s+or\s+(?:might|may|could)\s+not\s+(?:have\s+)?"
+                         r"be(?:en)?|maybe|possibly|perhaps)\s+(?:an?\s+|the\s+)?"
+                         r"(?:[\w-]+\s+){0,2}(?:(?<=\blike\s)(?:an?|the)\s+)?$",
                          re.I)
 
 _SMALL = {w: i for i, w in enumerate(
@@ -566,6 +573,7 @@ class FactReader:
                     continue
                 add(spec, number_value(m[grp]), m.span(), approximate=bool(hedged(m.span(grp))))
 
+        unsure: set[str] = set()  # enumerations whose value the question offers as open
         for ch in c["choices"]:
             if (ch.bankruptcy_only and not bankruptcy) or (
                     ch.hints and not any(h in low for h in ch.hints)):
@@ -573,8 +581,14 @@ class FactReader:
             for m in ch.rx.finditer(q):
                 if _asked_not_asserted(q, m.span(), sentences,
                                        complement_only=ch.spec.type is FactType.ENUM):
-                    if ch.spec.type is FactType.BOOL:  # an enumeration's subject may be the
-                        left_open[ch.spec.name] = None  # one asked about: "is the CFO ..."
+                    # an enumeration's subject may be the one asked about ("is the CFO ..."),
+                    # but a value only possible ("he might be an owner, a friend of the owner
+                    # or nobody") leaves the enumeration open
+                    if ch.spec.type is FactType.BOOL:
+                        left_open[ch.spec.name] = None
+                    elif _possible_only(q, m.span(), sentences):
+                        left_open[ch.spec.name] = None
+                        unsure.add(ch.spec.name)
                     continue
                 if ch.spec.type is FactType.ENUM and _negated(q, m, sentences):
                     continue  # "she isn't an employee, officer or shareholder": no value
@@ -601,8 +615,9 @@ class FactReader:
             found = _total_of_parts(q, found, name, rx, sentences, spans)
         for name, rx in c["unknown_parts"].items():  # "I don't know what the others are owed"
             if rx.search(q):
-                found = [f for f in found if f.name != name]
+                unsure.add(name)
                 left_open[name] = None
+        found = [f for f in found if f.name not in unsure]
         kept, warnings = _one_value_each(found)
         kept = [_less(q, f, deducted[f.name]) if f.name in deducted else f for f in kept]
         kept, more = _derived(q, kept, c["derived"])
@@ -799,6 +814,16 @@ def _negated(q: str, m: re.Match[str], sentences: _Sentences) -> bool:
     if lead is None:
         return False
     return not _NEGATION_WORD.match(m.group()) or bool(_JOINED.search(lead.group()))
+
+
+def _possible_only(q: str, span: Span, sentences: _Sentences) -> bool:
+    """A value a possibility or a "whether" leaves open: "he might be an owner", "I don't
+    know if he was an officer" (a complement: not the subject of "whether the CFO counts")."""
+    s0 = sentences.bounds(span[0])[0]
+    if _MAYBE_LEAD.search(q, max(s0, span[0] - 40), span[0]):
+        return True
+    lead = _WHETHER_LEAD.search(q, max(s0, span[0] - 80), span[0])
+    return lead is not None and bool(_COPULA.search(lead.group()))
 
 
 def _asked_not_asserted(q: str, span: Span, sentences: _Sentences, *,

@@ -1283,3 +1283,62 @@ def test_phrasings_the_blind_sets_showed(question: str, name: str, value: object
 )
 def test_numbers_and_words_that_state_no_fact(question: str, absent: str) -> None:
     assert absent not in parse(question).fact_values()
+
+
+@pytest.mark.parametrize(
+    ("question", "name", "value"),
+    [
+        ("Our lawyer concedes that was not ordinary business terms.", "ordinary_business_terms",
+         False),
+        ("We're a supplier; none of our staff are officers of the debtor.", "relationship",
+         "none"),
+        ("Our agency's biggest client filed chapter 11 in May 2022.", "relationship", "none"),
+        ("The debtor filed chapter 11. We don't own any of it; we just sold it parts.",
+         "relationship", "none"),
+        ("Three of us want to file an involuntary; together it's $15,000, all unsecured.",
+         "unsecured_claims_total", 15000),
+        ("The schedules from his last case list about 25 creditors.", "creditor_count", 25),
+        ("Involuntary petition. Petitioners: 4 trade creditors.", "petitioning_creditors", 4),
+        ("Involuntary petition against a debtor that has 30+ creditors.",
+         "holders_fewer_than_12", False),
+        ("His schedules show his assets were way more than his debts.", "debtor_insolvent",
+         False),
+        ("She bought a watch on a jeweler's credit plan for six hundred fifty dollars.",
+         "luxury_goods_amount", 650),
+        ("His credit card and medical debt is about sixty thousand.",
+         "noncontingent_unsecured_debts", 60000),
+        ("I owe $48,000 on cards and medical bills.", "noncontingent_unsecured_debts", 48000),
+        ("The house has $190,000 left on the mortgage.", "secured_debts", 190000),
+    ],
+)
+def test_phrasings_of_check46_to_check49(question: str, name: str, value: object) -> None:
+    assert parse(question).fact_values().get(name) == value
+
+
+@pytest.mark.parametrize(
+    ("question", "absent"),
+    [
+        # what nobody has data on, a debt "not sure if ... or not", a possibility either way
+        ("I have no data on what terms are normal in the trucking industry.",
+         "ordinary_business_terms"),
+        ("Not sure if that debt counts as ordinary course or not.", "ordinary_course_debt"),
+        ("It may or may not have been a normal business transaction.", "ordinary_course_debt"),
+        ("My lawyer says she might be treated like an insider, or might not.",
+         "creditor_is_insider"),
+        # another side's hint; a list of possible roles leaves the relationship open, even
+        # beside the asker's own tie to the debtor
+        ("Their lawyer is hinting we're an insider. Are we?", "creditor_is_insider"),
+        ("Our customer repaid Rick. I don't know if he was an officer, a director, or just an "
+         "employee.", "relationship"),
+        ("Our customer repaid Phil, who might be an owner, a friend of the owner, or nobody.",
+         "relationship"),
+        # a part nobody has told; "a couple of" is no married couple
+        ("Three creditors want an involuntary. Two claims are $6,000 and $5,000; the third "
+         "creditor won't tell us his number yet.", "unsecured_claims_total"),
+        ("The debtor owns a couple of yoga studios.", "debtor_kind"),
+        ("Petitioners: a bank (six thousand), a landlord (five thousand).",
+         "petitioning_creditors"),
+    ],
+)
+def test_what_check46_to_check49_left_open(question: str, absent: str) -> None:
+    assert absent not in parse(question).fact_values()
