@@ -1309,6 +1309,8 @@ def test_numbers_and_words_that_state_no_fact(question: str, absent: str) -> Non
          "noncontingent_unsecured_debts", 60000),
         ("I owe $48,000 on cards and medical bills.", "noncontingent_unsecured_debts", 48000),
         ("The house has $190,000 left on the mortgage.", "secured_debts", 190000),
+        ("The company paid off our unsecured line ($85k) five weeks before it filed.",
+         "transfer_amount", 85000),
     ],
 )
 def test_phrasings_of_check46_to_check49(question: str, name: str, value: object) -> None:
