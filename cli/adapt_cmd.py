@@ -1,4 +1,5 @@
-"""`structfirst adapt`: fine-tune the dense encoder on triples mined from an index's snapshot."""
+"""`structfirst adapt` and `adapt-reranker`: fine-tune the dense encoder, or train the cross-encoder
+f_theta, on triples mined from an index's snapshot."""
 
 from __future__ import annotations
 
@@ -12,6 +13,8 @@ from rich.markup import escape
 
 err = Console(stderr=True)
 out = Console()
+DEFAULT_CAPS = json.dumps({"heading": 600, "defined_term": 300, "cross_ref": 1000, "threshold": 150,
+                           "amendment": 500, "interpretation": 700})
 
 
 def adapt_command(
@@ -28,8 +31,7 @@ def adapt_command(
     ),
     caps: Annotated[str, typer.Option(
         "--caps", help="Most pairs per source, as JSON ({} for every mined pair)."
-    )] = json.dumps({"heading": 600, "defined_term": 300, "cross_ref": 1000, "threshold": 150,
-                     "amendment": 500, "interpretation": 700}),
+    )] = DEFAULT_CAPS,
     question_repeats: Annotated[int, typer.Option(help="Copies of each train question pair.")] = 2,
     epochs: Annotated[int, typer.Option(help="Passes over the triples.")] = 1,
     batch_size: Annotated[int, typer.Option(help="Triples per step (in-batch negatives).")] = 32,
@@ -69,6 +71,55 @@ def adapt_command(
     out.print(f"  use it: STRUCTFIRST_DENSE_MODEL={out_dir.resolve()}")
 
 
+def adapt_reranker_command(
+    index: Annotated[Path, typer.Option("--index", help="Index directory built by `ingest`.")],
+    train: Annotated[list[Path], typer.Option(
+        "--train", help="Training queries (JSONL); give it again to train on several files.")],
+    out_dir: Annotated[Path, typer.Option("--out", help="Model directory to write.")] = Path(
+        "models/cross-encoder"
+    ),
+    caps: Annotated[str, typer.Option(
+        "--caps", help="Most pairs per source, as JSON ({} for every mined pair)."
+    )] = DEFAULT_CAPS,
+    question_repeats: Annotated[int, typer.Option(help="Copies of each train question pair.")] = 2,
+    epochs: Annotated[int, typer.Option(help="Passes over the pairs.")] = 1,
+    batch_size: Annotated[int, typer.Option(help="Pairs per step.")] = 16,
+    learning_rate: Annotated[float, typer.Option(help="Peak learning rate.")] = 7e-5,
+    max_length: Annotated[int, typer.Option(help="Tokens of question and passage.")] = 192,
+    random_negatives: Annotated[int, typer.Option(
+        help="Random passages per triple as negatives, besides its hard negative.")] = 1,
+    max_steps: Annotated[int, typer.Option(help="Stop after this many steps (-1: epochs).")] = -1,
+    seed: Annotated[int, typer.Option(help="Seed of sampling, negatives and training.")] = 0,
+    threads: Annotated[int, typer.Option(help="Torch threads (0: torch's default).")] = 0,
+) -> None:
+    """Mine, train the cross-encoder (binary cross-entropy on positives and hard negatives),
+    write model and record; a configuration uses it as `neural = { kind = "cross-encoder" }`."""
+    from structfirst.fusion.cross_encoder import (
+        CrossEncoderAdapter,
+        CrossEncoderSettings,
+        adapt_cross_encoder,
+    )
+    from structfirst.ingest.snapshot import SnapshotError
+    from structfirst.ingest.training_pairs import PairMiner
+
+    try:
+        miner = PairMiner(caps=json.loads(caps), question_repeats=question_repeats, seed=seed)
+        settings = CrossEncoderSettings(
+            epochs=epochs, batch_size=batch_size, learning_rate=learning_rate,
+            max_length=max_length, random_negatives=random_negatives, seed=seed,
+            max_steps=max_steps,
+        )
+        adapter = CrossEncoderAdapter(settings=settings, threads=threads or None)
+        record = adapt_cross_encoder(index, train, out_dir, miner, adapter)
+    except (SnapshotError, FileNotFoundError, FileExistsError, ValueError) as exc:
+        err.print(f"[red]error:[/] {escape(str(exc))}", highlight=False, soft_wrap=True)
+        raise typer.Exit(code=1) from None
+    out.print(f"cross-encoder -> {out_dir} ({record['triples']} triples, "
+              f"{record['steps']} steps, {record['training_seconds']} s)")
+    out.print(f"  by source: {record['pairs_by_source']}")
+
+
 def register(app: typer.Typer) -> None:
-    """Add the `adapt` command to `app`."""
+    """Add the `adapt` and `adapt-reranker` commands to `app`."""
     app.command("adapt")(adapt_command)
+    app.command("adapt-reranker")(adapt_reranker_command)

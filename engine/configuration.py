@@ -15,7 +15,9 @@ PLANES = ("lexical", "dense", "graph", "symbolic")
 # reranker: "colbert" votes one RRF term (H2-H4); "neural" re-orders the fused head by f_theta
 # alone; "domain" by f_theta + learned gamma . structural features (H5)
 RERANKERS = ("", "colbert", "neural", "domain")
-NEURAL = ("", "colbert")  # f_theta for the features and the rerankers of learned fusion
+# f_theta for the features and the rerankers of learned fusion: the ColBERT MaxSim, or a trained
+# cross-encoder (`structfirst adapt-reranker`) from the models folder
+NEURAL = ("", "colbert", "cross-encoder")
 FUSIONS = ("rrf", "lightgbm", "logistic")
 CALIBRATIONS = ("", "isotonic")
 # the steps a configuration may give as a nested table, [NAME.step] kind = "...", model = "...":
@@ -24,8 +26,10 @@ STEPS = {
     "fusion": (FUSIONS, "fusion_model"),
     "reranker": (RERANKERS, "reranker_model"),
     "calibration": (CALIBRATIONS, "calibration_model"),
+    "neural": (NEURAL, "neural_model"),
 }
-LEARNED = {"fusion": FUSIONS[1:], "reranker": ("domain",), "calibration": ("isotonic",)}
+LEARNED = {"fusion": FUSIONS[1:], "reranker": ("domain",), "calibration": ("isotonic",),
+           "neural": ("cross-encoder",)}
 # the hard filter a configuration runs under: the question's as-of date and jurisdiction (the
 # engine's), today's versions in every jurisdiction (a search box over today's code), or none
 HARD_FILTERS = ("as_of", "today", "none")
@@ -40,12 +44,13 @@ class EngineConfig:
     planes: tuple[str, ...]
     reranker: str = ""
     fusion: str = "rrf"
-    neural: str = ""  # "colbert": MaxSim scores of the fused head as a feature (learned fusion)
+    neural: str = ""  # f_theta of the fused head as a feature (learned fusion): see NEURAL
     calibration: str = ""  # "isotonic": the calibrated answer-or-abstain decision (H6)
     # learned steps: their model folders, relative to the engine's models folder
     fusion_model: str = ""
     reranker_model: str = ""
     calibration_model: str = ""
+    neural_model: str = ""
     fact_reader: str = ""  # the learned fact reader's folder ("": the declared patterns alone)
     k_per_plane: int = 100
     rrf_k: int = 60
@@ -98,13 +103,11 @@ def load_configurations(path: Path = CONFIGURATIONS_FILE) -> dict[str, EngineCon
             raise ValueError(f"{where}: plane_weights names a plane not in {PLANES}")
         if entry.get("fusion", "rrf") not in FUSIONS:
             raise ValueError(f"{where}: fusion must be one of {FUSIONS}")
-        if entry.get("neural", "") not in NEURAL:
-            raise ValueError(f"{where}: neural must be one of {NEURAL}")
         if entry.get("reranker") in ("neural", "domain") and (
             entry.get("fusion", "rrf") == "rrf" or not entry.get("neural")
         ):
             raise ValueError(f"{where}: a {entry['reranker']} reranker needs learned fusion and "
-                             "neural = \"colbert\"")
+                             "a neural f_theta (neural = \"colbert\" or a cross-encoder)")
         for step, kinds in LEARNED.items():
             if entry.get(step, "") in kinds and not entry.get(STEPS[step][1]):
                 raise ValueError(f"{where}: a {entry[step]} {step} needs a model folder "

@@ -47,6 +47,7 @@ from structfirst.engine.query_parser import parse_query, query_terms
 from structfirst.engine.stages import (
     ColbertVote,
     HierarchyDemotion,
+    NeuralScorer,
     NeuralScores,
     RetrievalStage,
     SectionFamily,
@@ -54,6 +55,7 @@ from structfirst.engine.stages import (
 )
 from structfirst.engine.symbolic_plane import SymbolicPlane
 from structfirst.engine.text_planes import ColbertReranker, TextSearchPlane
+from structfirst.fusion.cross_encoder import CrossEncoderScorer
 from structfirst.fusion.models import MODELS, check_trained_with, load_model
 from structfirst.fusion.reranker import DomainReranker
 from structfirst.fusion.rrf import FusedCandidate
@@ -62,6 +64,7 @@ from structfirst.ingest.citation_graph import load_graph
 from structfirst.ingest.corpus import REPO_ROOT
 from structfirst.ingest.duckdb_store import connect_readonly
 from structfirst.ingest.snapshot import Lease, Snapshot, SnapshotError, lease
+from structfirst.ingest.snapshot_passages import snapshot_passages
 from structfirst.rules.library_loader import default_library
 
 # snapshot sub-dirs a plane or reranker needs
@@ -129,6 +132,8 @@ class Engine:
         self._reranker_factory = reranker
         self._planes: dict[tuple[str, float, float], Plane] = {}
         self._reranker: ColbertReranker | None = None
+        self._cross_encoders: dict[Path, CrossEncoderScorer] = {}
+        self._passages: dict[str, str] | None = None
         self._pipelines: dict[str, Pipeline] = {}
         self._calibrators: dict[Path, tuple[IsotonicCalibrator, dict[str, Any]]] = {}
         self._fact_readers: dict[Path, LearnedFactReader] = {}
@@ -178,6 +183,7 @@ class Engine:
             self.snapshot, self.catalog, self.graph = snapshot, catalog, graph
             self._plane_factories, self._reranker_factory = planes, reranker
             self._planes, self._reranker, self._lease = {}, None, held
+            self._passages = None
             self._pipelines, self._calibrators = {}, {}
         if old is not None:
             old.release()
@@ -362,7 +368,7 @@ class Engine:
             if cfg.family_depth:
                 stages.append(SectionFamily(self.catalog, cfg.family_depth))
             if cfg.neural:
-                stages.append(NeuralScores(self.neural_scorer(), cfg.rerank_depth))
+                stages.append(NeuralScores(self.f_theta(cfg), cfg.rerank_depth))
             stages.append(self.features_stage(cfg))
             stages.append(self._learned(cfg, "fusion", fitted))
             if cfg.reranker == "neural":
@@ -425,11 +431,31 @@ class Engine:
             return self._fact_readers[folder]
 
     def neural_scorer(self) -> ColbertReranker:
-        """f_theta: the late-interaction (MaxSim) scorer, loaded on first use."""
+        """The late-interaction (MaxSim) scorer, loaded on first use."""
         with self._lock:
             if self._reranker is None:
                 self._reranker = self._reranker_factory()
             return self._reranker
+
+    def f_theta(self, cfg: EngineConfig) -> NeuralScorer:
+        """The configuration's neural score: ColBERT MaxSim, or its trained cross-encoder
+        (loaded once per model folder)."""
+        if cfg.neural != "cross-encoder":
+            return self.neural_scorer()
+        folder = self.models_dir / cfg.neural_model
+        with self._lock:
+            if folder not in self._cross_encoders:
+                self._cross_encoders[folder] = CrossEncoderScorer.load(folder, self.passage_text)
+            return self._cross_encoders[folder]
+
+    def passage_text(self, version_id: str) -> str:
+        """The text the snapshot's indexes encode for a version (citation, heading, ancestor
+        chapeaus, its text and subdivisions), rebuilt from the store on first use."""
+        with self._lock:
+            if self._passages is None:
+                self._passages = {d.version_id: d.contents
+                                  for d in snapshot_passages(self.snapshot.path)}
+            return self._passages[version_id]
 
     def _candidate(
         self, rank: int, fused: FusedCandidate, rerank_scores: dict[str, float]

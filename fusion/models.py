@@ -367,8 +367,11 @@ def check_schema(path: Path, saved: Sequence[str] | None, names: Sequence[str]) 
 
 
 def trained_with(cfg: EngineConfig) -> dict[str, Any]:
-    """What a learned step's inputs depend on: the planes, f_theta and the hard filter."""
-    return {"planes": sorted(cfg.planes), "neural": cfg.neural, "hard_filters": cfg.hard_filters}
+    """What a learned step's inputs depend on: the planes, f_theta (and its model folder, for a
+    trained one) and the hard filter."""
+    own_model = {"neural_model": cfg.neural_model} if cfg.neural_model else {}
+    return {"planes": sorted(cfg.planes), "neural": cfg.neural, **own_model,
+            "hard_filters": cfg.hard_filters}
 
 
 def check_trained_with(folder: Path, cfg: EngineConfig) -> None:

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 from structfirst.engine.configuration import load_configurations
+from structfirst.fusion.models import trained_with
 
 
 def _table(tmp_path: Path, body: str) -> Path:
@@ -77,6 +78,11 @@ def test_learned_steps_are_nested_tables_with_a_model(tmp_path: Path) -> None:
         "[a.fusion]\nkind = 'lightgbm'": "needs a model folder",
         "[a.reranker]\nkind = 'domain'\nmodel = 'r'": "needs learned fusion",
     }
+    ce = table["H5-ce"]  # a trained f_theta is a learned step with its model folder
+    assert (ce.neural, ce.neural_model) == ("cross-encoder", "cross-encoder")
+    assert trained_with(ce) != trained_with(h5)  # a fusion fitted on the MaxSim is refused
+    bad['[b]\ndescription = "b"\nplanes = ["lexical"]\nneural = "cross-encoder"'] = (
+        "a cross-encoder neural needs a model folder")
     for body, message in bad.items():
         with pytest.raises(ValueError, match=message):
             load_configurations(_table(tmp_path, head + body))

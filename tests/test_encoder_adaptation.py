@@ -1,17 +1,22 @@
-"""Dense encoder adaptation on a tiny JSONL code: the mined pairs are what they claim, and
-`structfirst adapt` writes a model (and its record) that the dense plane loads and that encodes
-differently from the base model."""
+"""Encoder adaptation on a tiny JSONL code: the mined pairs are what they claim; `structfirst
+adapt` writes a model (and its record) that the dense plane loads and that encodes differently
+from the base model; `structfirst adapt-reranker` trains a cross-encoder that learns its pairs
+and that the engine scores with as f_theta."""
 
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from datetime import date
 from pathlib import Path
 
 import numpy as np
 import pytest
 from structfirst.cli.main import app
+from structfirst.engine.configuration import get_configuration
+from structfirst.engine.engine import Engine
 from structfirst.eval.query_set import load_queries
+from structfirst.fusion.cross_encoder import RECORD_FILE as CROSS_ENCODER_RECORD
 from structfirst.ingest.dense_index import DenseEncoder, DenseIndexBuilder
 from structfirst.ingest.encoder_adaptation import RECORD_FILE
 from structfirst.ingest.encoder_config import EncoderConfig
@@ -134,3 +139,33 @@ def test_adapt_writes_a_model_the_dense_plane_loads_and_that_moves_vectors(tiny:
     assert float(a[0] @ b[0]) < 0.9999
     assert adapted.dense_model_key() == record["dense_model_key"]
     assert date.fromisoformat(record["created_at"][:10])
+
+
+def test_adapt_reranker_trains_a_cross_encoder_the_engine_scores_with(tiny: Path) -> None:
+    out = tiny / "models" / "cross-encoder"
+    args = [
+        "adapt-reranker", "--index", str(tiny / "index"), "--train", str(tiny / "train.jsonl"),
+        "--out", str(out), "--max-steps", "40", "--batch-size", "8", "--threads", "1",
+        "--learning-rate", "1e-4", "--max-length", "96",
+    ]
+    result = CliRunner().invoke(app, args)
+    assert result.exit_code == 0, result.output
+    record = json.loads((out / CROSS_ENCODER_RECORD).read_text())
+    assert record["steps"] == 40 and record["format"] == "structfirst-cross-encoder/1"
+    assert sum(record["pairs_by_source"].values()) == record["triples"] > 0
+    assert record["model_fingerprint"] != record["base_model"]["fingerprint"]
+    assert not out.with_name("cross-encoder.new").exists()
+
+    engine = Engine.open(tiny / "index", models_dir=tiny / "models")
+    cfg = replace(get_configuration("H5"), neural="cross-encoder", neural_model="cross-encoder")
+    scorer = engine.f_theta(cfg)
+    assert engine.f_theta(cfg) is scorer  # loaded once
+    triples, _ = PairMiner().transform(open_snapshot(tiny / "index").path,
+                                       load_queries(tiny / "train.jsonl"))
+    wins = 0
+    for t in triples:
+        s = scorer.scores(t.anchor, [t.positive, t.negative])
+        wins += s[t.positive] > s[t.negative]
+    assert wins >= 0.8 * len(triples), (wins, len(triples))  # it learnt its pairs
+    with pytest.raises(FileNotFoundError, match="no cross_encoder.json"):
+        engine.f_theta(replace(cfg, neural_model="missing"))
