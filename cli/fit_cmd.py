@@ -26,7 +26,8 @@ def fit_command(
     ),
     configs: Annotated[
         str, typer.Option("--configs", help="Configurations whose learned steps to fit "
-                          "(default: every configuration with a learned step).")
+                          "(default: every configuration with a learned step, but those "
+                          "whose trained cross-encoder is not in --out).")
     ] = "",
     score_calibrators: Annotated[
         str,
@@ -44,8 +45,16 @@ def fit_command(
     from structfirst.fusion.training import FitError, fit_configurations
 
     try:
-        selected = select_configurations(configs.split(",")) if configs else [
-            c for c in load_configurations().values() if c.fusion != "rrf"]
+        if configs:
+            selected = select_configurations(configs.split(","))
+        else:  # every learned configuration whose trained f_theta, if it has one, is here
+            learned = [c for c in load_configurations().values() if c.fusion != "rrf"]
+            selected = [c for c in learned
+                        if not c.neural_model or (out_dir / c.neural_model).is_dir()]
+            for c in learned:
+                if c not in selected:
+                    err.print(f"[yellow]skipped {c.name}:[/] no {out_dir / c.neural_model} "
+                              "(train it with `structfirst adapt-reranker`)")
         by_score = select_configurations(score_calibrators.split(",")) if score_calibrators else []
         saved = fit_configurations(index, train, dev, out_dir, selected, by_score)
     except (AblationError, FitError, ModelError, FileNotFoundError) as exc:

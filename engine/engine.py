@@ -448,14 +448,15 @@ class Engine:
                 self._cross_encoders[folder] = CrossEncoderScorer.load(folder, self.passage_text)
             return self._cross_encoders[folder]
 
-    def passage_text(self, version_id: str) -> str:
+    def passage_text(self, version_id: str) -> str | None:
         """The text the snapshot's indexes encode for a version (citation, heading, ancestor
-        chapeaus, its text and subdivisions), rebuilt from the store on first use."""
+        chapeaus, its text and subdivisions), rebuilt from the store on first use; None for a
+        version no index holds (a part or a chapter the graph walk reached)."""
         with self._lock:
             if self._passages is None:
                 self._passages = {d.version_id: d.contents
                                   for d in snapshot_passages(self.snapshot.path)}
-            return self._passages[version_id]
+            return self._passages.get(version_id)
 
     def _candidate(
         self, rank: int, fused: FusedCandidate, rerank_scores: dict[str, float]

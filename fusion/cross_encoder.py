@@ -11,7 +11,8 @@ sentence-transformers CrossEncoder.
 
 `CrossEncoderScorer.load(model_dir, passage_text)` scores a question against candidates by
 version id (the engine's `NeuralScorer`): the raw logit of each pair, so nothing saturates
-before the features stage normalizes it over the head.
+before the features stage normalizes it over the head. As with the ColBERT MaxSim, a candidate
+no index holds (no passage text) gets no score.
 
 `adapt_cross_encoder` is the whole job behind `structfirst adapt-reranker`: mine, train, write the
 model and its record (`cross_encoder.json`: base model, snapshot, training-data hash,
@@ -129,7 +130,7 @@ class CrossEncoderAdapter:
 class CrossEncoderScorer:
     """f_theta(q, d): a trained cross-encoder's logit for each candidate's passage text."""
 
-    def __init__(self, model: Any, passage_text: Callable[[str], str],
+    def __init__(self, model: Any, passage_text: Callable[[str], str | None],
                  batch_size: int = 32) -> None:
         self.model = model
         self.passage_text = passage_text
@@ -137,7 +138,8 @@ class CrossEncoderScorer:
         self._lock = threading.Lock()  # torch modules are not re-entrant across threads
 
     @classmethod
-    def load(cls, model_dir: Path, passage_text: Callable[[str], str]) -> CrossEncoderScorer:
+    def load(cls, model_dir: Path, passage_text: Callable[[str], str | None]
+             ) -> CrossEncoderScorer:
         """The model of `model_dir` (written by `adapt_cross_encoder`); FileNotFoundError names
         the folder when it holds no trained cross-encoder."""
         from sentence_transformers.cross_encoder import CrossEncoder
@@ -152,14 +154,15 @@ class CrossEncoderScorer:
     def scores(self, text: str, version_ids: Sequence[str]) -> dict[str, float]:
         import torch
 
-        if not version_ids:
+        passages = {vid: p for vid in version_ids if (p := self.passage_text(vid)) is not None}
+        if not passages:
             return {}
-        pairs = [(text, self.passage_text(vid)) for vid in version_ids]
         with self._lock:
-            logits = self.model.predict(pairs, batch_size=self.batch_size,
+            logits = self.model.predict([(text, p) for p in passages.values()],
+                                        batch_size=self.batch_size,
                                         activation_fn=torch.nn.Identity(),
                                         show_progress_bar=False)
-        return {vid: float(x) for vid, x in zip(version_ids, logits, strict=True)}
+        return {vid: float(x) for vid, x in zip(passages, logits, strict=True)}
 
 
 def adapt_cross_encoder(index_dir: Path, train_paths: Sequence[Path], out_dir: Path,

@@ -167,5 +167,7 @@ def test_adapt_reranker_trains_a_cross_encoder_the_engine_scores_with(tiny: Path
         s = scorer.scores(t.anchor, [t.positive, t.negative])
         wins += s[t.positive] > s[t.negative]
     assert wins >= 0.8 * len(triples), (wins, len(triples))  # it learnt its pairs
+    unindexed = f"{T}/nowhere@2005-10-17"  # a version no index holds gets no score
+    assert set(scorer.scores("avoid", [t.positive, unindexed])) == {t.positive}
     with pytest.raises(FileNotFoundError, match="no cross_encoder.json"):
         engine.f_theta(replace(cfg, neural_model="missing"))
