@@ -146,7 +146,7 @@ def test_adapt_reranker_trains_a_cross_encoder_the_engine_scores_with(tiny: Path
     args = [
         "adapt-reranker", "--index", str(tiny / "index"), "--train", str(tiny / "train.jsonl"),
         "--out", str(out), "--max-steps", "40", "--batch-size", "8", "--threads", "1",
-        "--learning-rate", "1e-4", "--max-length", "96",
+        "--learning-rate", "1e-4", "--max-length", "96", "--question-repeats", "1",
     ]
     result = CliRunner().invoke(app, args)
     assert result.exit_code == 0, result.output
