@@ -47,8 +47,8 @@ FEATURE_DOCS: dict[str, str] = {
        for p in PLANES},
     **{f"{p}_rrank": f"1 / rank in the {p} plane's list; 0 if absent" for p in PLANES},
     "rrf_score": "unweighted reciprocal rank fusion score, sum of 1 / (60 + rank)",
-    "neural_score": "f_theta (ColBERT MaxSim) min-max normalized over the scored head; -1 if "
-    "not scored",
+    "neural_score": "f_theta (ColBERT MaxSim or a trained cross-encoder) min-max normalized "
+    "over the scored head; -1 if not scored",
     "planes_returning": "how many planes returned the candidate",
     "planes_top10": "fraction of the planes that ran which placed it in their top 10",
     "graph_path_length": "edges on the graph walk's path from a seed (0: a seed); -1 unreached",

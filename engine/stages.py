@@ -20,7 +20,7 @@ from structfirst.fusion.rrf import FusedCandidate
 
 
 class NeuralScorer(Protocol):
-    """f_theta(q, d) for a list of candidates (the ColBERT MaxSim today)."""
+    """f_theta(q, d) for a list of candidates: the ColBERT MaxSim, or a trained cross-encoder."""
 
     def scores(self, text: str, version_ids: Sequence[str]) -> dict[str, float]: ...
 

@@ -1,7 +1,8 @@
 """Plane 6, the domain-aware reranker: s(q, d) = f_theta(q, d) + sum_i gamma_i * phi_i(d, q).
 
 Over the fused top `depth`, f_theta is the neural score the features stage recorded
-(`neural_score`, the ColBERT MaxSim normalized over the head) and phi are structural features
+(`neural_score`: the ColBERT MaxSim, or the configuration's trained cross-encoder, normalized
+over the head) and phi are structural features
 named in `inputs` (by default the reference's gamma_1..gamma_6: jurisdiction match, date valid,
 authority, citation-path support, rule satisfied, contradictions, plus the fusion score, so the
 reranker refines the learned fusion rather than discarding it). With no inputs it is the neural
