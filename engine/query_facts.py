@@ -319,6 +319,8 @@ _EITHER_LEAD = re.compile(r"\b(?:could|might|may)\s+(?:have\s+)?be(?:en)?\b[^,;:
                           # "could've been last month, could've been two years ago"
                           r"|\b(?:could|might|may)(?:\s+have|['’]ve)\s+been\s+(?:about\s+|around\s+)?$",
                           re.I)
+# a copula in a "whether" lead: the value is its complement ("whether he was an officer"), not
+# its subject ("whether the CFO counts as an insider")
 _COPULA = re.compile(r"\b(?:is|was|are|were|be|been)\b|['’]s\b", re.I)
 # a possibility, not a statement: "he might be a corporate officer or just a sales manager",
 # "she might be treated like an insider", "it may or may not have been a normal business deal"
