@@ -32,7 +32,11 @@ from pathlib import Path
 from typing import Any
 
 from structfirst.ingest.encoder_config import model_fingerprint, packaged_minilm_dir, set_offline
-from structfirst.ingest.training_pairs import TrainingTriple, training_data_sha256
+from structfirst.ingest.training_pairs import (
+    TrainingTriple,
+    pairs_by_source,
+    training_data_sha256,
+)
 
 RECORD_FILE = "cross_encoder.json"
 RECORD_FORMAT = "structfirst-cross-encoder/1"
@@ -184,9 +188,6 @@ def adapt_cross_encoder(index_dir: Path, train_paths: Sequence[Path], out_dir: P
     staging = out_dir.with_name(out_dir.name + ".new")
     shutil.rmtree(staging, ignore_errors=True)
     adapter.fit(triples, passages, staging)
-    counts: dict[str, int] = {}
-    for t in triples:
-        counts[t.source] = counts.get(t.source, 0) + 1
     base = Path(adapter.base_model or packaged_minilm_dir())
     record = {
         "format": RECORD_FORMAT,
@@ -196,7 +197,7 @@ def adapt_cross_encoder(index_dir: Path, train_paths: Sequence[Path], out_dir: P
         "model_fingerprint": model_fingerprint(staging),
         "training_data_sha256": training_data_sha256(triples, passages),
         "triples": len(triples),
-        "pairs_by_source": counts,
+        "pairs_by_source": pairs_by_source(triples),
         "train_queries": {"paths": [str(p) for p in train_paths], "count": len(train)},
         "miner": {"caps": miner.caps, "question_repeats": miner.question_repeats,
                   "negatives_pool": miner.negatives_pool, "seed": miner.seed},

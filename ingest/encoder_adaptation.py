@@ -166,7 +166,7 @@ def adapt_encoder(index_dir: Path, train_path: Path, dev_path: Path, out_dir: Pa
     from structfirst.eval.query_set import load_queries
     from structfirst.ingest.encoder_config import EncoderConfig, model_fingerprint
     from structfirst.ingest.snapshot import open_snapshot
-    from structfirst.ingest.training_pairs import write_triples
+    from structfirst.ingest.training_pairs import pairs_by_source, write_triples
 
     snap = open_snapshot(index_dir)
     train = load_queries(train_path)
@@ -191,9 +191,6 @@ def adapt_encoder(index_dir: Path, train_path: Path, dev_path: Path, out_dir: Pa
     shutil.copytree(best, out_dir)
     write_triples(triples, out_dir / TRIPLES_FILE)
     base = adapter.base_model or EncoderConfig.resolve(dense_model=None).dense_model
-    counts: dict[str, int] = {}
-    for t in triples:
-        counts[t.source] = counts.get(t.source, 0) + 1
     record = {
         "format": RECORD_FORMAT,
         "created_at": datetime.now(UTC).isoformat(timespec="seconds"),
@@ -203,7 +200,7 @@ def adapt_encoder(index_dir: Path, train_path: Path, dev_path: Path, out_dir: Pa
         "dense_model_key": EncoderConfig.resolve(dense_model=out_dir).dense_model_key(),
         "training_data_sha256": training_data_sha256(triples, passages),
         "triples": len(triples),
-        "pairs_by_source": counts,
+        "pairs_by_source": pairs_by_source(triples),
         "train_queries": {"path": str(train_path), "count": len(train)},
         "miner": {"caps": miner.caps, "question_repeats": miner.question_repeats,
                   "negatives_pool": miner.negatives_pool, "seed": miner.seed,

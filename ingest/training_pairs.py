@@ -27,6 +27,7 @@ import hashlib
 import json
 import random
 import re
+from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass
 from datetime import date
@@ -90,6 +91,11 @@ def training_data_sha256(triples: Sequence[TrainingTriple], passages: dict[str, 
             h.update(part.encode())
             h.update(b"\x1f")
     return h.hexdigest()
+
+
+def pairs_by_source(triples: Iterable[TrainingTriple]) -> dict[str, int]:
+    """How many triples each source gave, in the order the sources first appear."""
+    return dict(Counter(t.source for t in triples))
 
 
 def write_triples(triples: Iterable[TrainingTriple], path: Path) -> None:
