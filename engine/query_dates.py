@@ -4,7 +4,8 @@ Part of the deterministic query parser (`structfirst.engine.query_parser`). Ever
 keeps the character span of the question it was read from.
 
 Formats read (month names may be abbreviated, with or without a period; ordinals allowed):
-  "June 1, 2016" / "June 1 2016" / "1 June 2016"   -> a day
+  "June 1, 2016" / "June 1 2016" / "1 June 2016" / "June 1st of 2016" / "June 1 (2016)"
+                                                     -> a day
   "2016-06-01" (ISO) / "6/1/2016", "6-1-2016", "6/1/16" (US order M/D/Y)  -> a day
   "June 2011"                                        -> a month
   "June 2011 (the 14th)", "June 2011 (6/14)", "November 2018 (around Nov 30)"
@@ -91,7 +92,8 @@ _YEAR_CUE = (
 DATE_RE = re.compile(  # every alternative starts a word: the lookahead skips other positions
     rf"""
     (?=\b\w)(?:
-    (?P<mdy>\b(?P<mdy_m>{_MON})\.?\s+(?P<mdy_d>\d{{1,2}}){_ORD},?\s+(?P<mdy_y>\d{{4}})\b)
+    (?P<mdy>\b(?P<mdy_m>{_MON})\.?\s+(?P<mdy_d>\d{{1,2}}){_ORD},?\s+(?:of\s+)?
+        (?:(?P<mdy_y>\d{{4}})\b|\((?P<mdy_y2>\d{{4}})\)))
   | (?P<my>\b(?P<my_m>{_MON})\.?,?\s+(?:of\s+)?(?P<my_y>\d{{4}})\b
         (?:\s*\((?:on\s+|around\s+|about\s+|roughly\s+|circa\s+)?(?:the\s+)?
               (?:(?P<my_m2>{_MON})\.?\s+)?(?P<my_d>\d{{1,2}}){_ORD}\)
@@ -121,7 +123,9 @@ _CUES: tuple[tuple[str, re.Pattern[str]], ...] = (
     (
         "as_of",
         re.compile(
-            r"(?s:.*)\b(?P<kw>as\s+of|effective(?:\s+date)?|in\s+effect|in\s+force|"
+            # (not what was earned by a day: "wages earned as of January 10")
+            r"(?s:.*)\b(?P<kw>(?<!earned\s)(?<!accrued\s)(?<!incurred\s)as\s+of|"
+            r"effective(?:\s+date)?|in\s+effect|in\s+force|"
             r"applicable)\b" + _GAP.format(n=5) + r"$",
             re.I,
         ),
@@ -221,7 +225,7 @@ def _year_of(m: re.Match[str], today: date) -> int | None:
     if m["num_y"]:
         y = _full_year(int(m["num_y"]), today) if len(m["num_y"]) == 2 else int(m["num_y"])
     else:
-        named = m["mdy_y"] or m["my_y"] or m["dmy_y"] or m["iso_y"] or m["hol_y"]
+        named = m["mdy_y"] or m["mdy_y2"] or m["my_y"] or m["dmy_y"] or m["iso_y"] or m["hol_y"]
         if not named:
             return None
         y = int(named)
@@ -299,7 +303,7 @@ def find_dates(question: str, today: date) -> list[DateMention]:
             continue  # e.g. a paragraph label "1013-2-1", not a date
         if m.group("mdy"):
             grp = "mdy"
-            y, mo, d = int(m["mdy_y"]), MONTHS[m["mdy_m"].lower()], int(m["mdy_d"])
+            y, mo, d = int(m["mdy_y"] or m["mdy_y2"]), MONTHS[m["mdy_m"].lower()], int(m["mdy_d"])
             gran = "day"
         elif m.group("my"):
             grp = "my"

@@ -29,10 +29,13 @@ fact is left open, and no other reader fills it.
   a half weeks"; exact days in parentheses win ("ten weeks (70 days) before"); the duration
   fact whose keywords occur nearest in the sentence takes it, else the default one. Weeks x 7,
   months x 30, years x 365 (`approximate=True`).
-- counts: the declared patterns, with a group `n`.
+- counts: the declared patterns, with a group `n` (the count) or `others` (the asker and that
+  many others: "me and two other subs" is 3).
 - dates: a day whose words say what it is the date of (the date fact whose declared keywords
   occur nearest in its sentence: "jewelry bought on May 1, 2020"), else the date fact its
-  role declares (filing, transfer).
+  role declares (filing, transfer); of several days of a fact declared `earliest` (what the
+  statute counts only when every part falls in a window: cash advances "aggregating" more
+  than an amount, wages "earned within 180 days"), the earliest.
 - derived: `days_between` declarations, from two dates the question gives (the dates win over
   a duration that disagrees with them; an earlier date after the later one is dropped).
 
@@ -87,6 +90,11 @@ _RULE_LEAD = re.compile(r"\b(?:need|needs|require|requires|required|must\s+(?:ha
 _BOUND_AFTER = re.compile(r"\s*(?:or\s+(?:more|less|fewer|greater|over|under|longer|so)|\+)", re.I)
 
 _WORD_NUM = NUM.replace(r"\d{1,3}(?:,\d{3})+|\d+|", "")  # {NUM} in words only
+_DIGIT_WORD = r"(?:one|two|three|four|five|six|seven|eight|nine)"
+# eleven to ninety-nine hundred in words ("twenty-five hundred"), not "a/one/two hundred"
+_HUNDREDS = (r"(?:eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen|"
+             r"(?:twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety)"
+             r"(?:[\s-](?:one|two|three|four|five|six|seven|eight|nine))?)[\s-]hundred")
 # verbs after which a number in thousands is money ("paid 9,100", "paid us 12,500")
 _MONEY_VERBS = ("paid", "owed", "owes", "lent", "charged", "spent", "repaid")
 # words after which a number in thousands is money ("claims are 6,000, 6,400 and 5,500"), and
@@ -101,18 +109,26 @@ AMOUNT_RE = re.compile(
     r"(?<![\w$])(?:\$|USD\s?)\s?(?P<num>\d{1,3}(?:,\d{3})+|\d+)(?P<dec>\.\d{1,2})?"
     r"(?:\s*(?P<mult>k|thousand|grand|million|mm|m|billion|bn)\b)?"
     r"|(?<![\w$.,])(?P<num2>\d{1,3}(?:,\d{3})+|\d+)(?P<dec2>\.\d{1,2})?"
-    r"(?:\s+(?P<mult2>thousand|million|billion))?\s+(?:dollars?|USD)\b"
+    r"(?:\s+(?P<mult2>thousand|million|billion))?\s+(?:dollars?|bucks|USD)\b"
     # "twenty thousand dollars", "eight thousand five hundred seventy-five dollars", "eighty-six
-    # hundred dollars", "a million dollars", "five grand", "a nine hundred dollar advance"
+    # hundred dollars", "a million dollars", "five grand", "a nine hundred dollar advance", "a
+    # fourteen-hundred-dollar handbag", "nineteen hundred bucks"
     rf"|(?<![\w$-])(?P<words>{_WORD_NUM})(?:(?:\s+(?P<mult3>thousand|million|billion)"
-    rf"(?:,?\s+(?:and\s+)?(?P<rest>{_WORD_NUM}))?)?\s+dollars?|\s+(?P<grand>grand))\b"
+    rf"(?:,?\s+(?:and\s+)?(?P<rest>{_WORD_NUM}))?)?[\s-]+(?:dollars?|bucks)|"
+    r"\s+(?P<grand>grand))\b"
     # "8.5k", "18.6K", "12 grand" without a dollar sign (not "401k")
     r"|(?<![\w$.,])(?!401k)(?P<num4>\d{1,3})(?P<dec4>\.\d{1,2})?(?P<mult4>k|\s+grand)\b"
     # "owes six hundred thousand unsecured", "one and a half million secured": thousands in
     # words are money unless a counted noun follows ("forty thousand customers")
-    rf"|(?<![\w$-])(?P<words6>{_WORD_NUM})(?P<half>\s+and\s+a\s+half)?\s+"
+    # ("one point two million")
+    rf"|(?<![\w$-])(?P<words6>{_WORD_NUM})(?:(?P<half>\s+and\s+a\s+half)|\s+point\s+"
+    rf"(?P<point>{_DIGIT_WORD}))?\s+"
     rf"(?P<mult6>thousand|million|billion)(?:,?\s+(?:and\s+)?(?P<rest6>{_WORD_NUM}))?\b"
     r"(?!\s+(?:[\w-]+\s+)?" + _COUNTED + r")"
+    # "the electrician twenty-five hundred", "fifty-five hundred": eleven to ninety-nine
+    # hundred in words is money too, unless a counted noun follows
+    rf"|(?<![\w$-])(?P<hundreds>{_HUNDREDS})\b(?![\s-]+(?:and\s+)?(?:{_WORD_NUM}|thousand|"
+    r"million))(?!\s+(?:[\w-]+\s+)?" + _COUNTED + r")"
     # "we got paid 9,100 on an old invoice", "paid us 12,500": a number in thousands after a
     # verb of money
     r"|(?:" + "|".join([rf"(?<=\b{verb}\s{whom})" for verb in _MONEY_VERBS
@@ -125,10 +141,11 @@ AMOUNT_RE = re.compile(
 # where an amount may start: the words before an amount reach it ("wages of thirteen ...";
 # not its "five hundred dollars" after "eight thousand", nor a date's "1/4/21")
 _AMOUNT_START = (r"(?=\$|USD|(?<![\w$.,])\d(?!\d*[/-]\d)|(?<![\w$-])(?<!thousand\s)"
-                 r"(?<!thousand,\s)(?:"
-                 + _WORD_NUM + r")\s+(?:(?:(?:thousand|million|billion)(?:,?\s+(?:and\s+)?(?:"
-                 + _WORD_NUM + r"))?\s+)?dollars?|grand|(?:and\s+a\s+half\s+)?"
-                 r"(?:thousand|million|billion))\b)")
+                 r"(?<!thousand,\s)(?:(?:"
+                 + _WORD_NUM + r")[\s-]+(?:(?:(?:thousand|million|billion)(?:,?\s+(?:and\s+)?(?:"
+                 + _WORD_NUM + r"))?\s+)?(?:dollars?|bucks)|grand|(?:(?:and\s+a\s+half|point\s+"
+                 + _DIGIT_WORD + r")\s+)?"
+                 r"(?:thousand|million|billion))|" + _HUNDREDS + r")\b)")
 # words between the words before an amount and the amount: "the claim is exactly $13,650",
 # "unsecured about $200,000" (a hedged amount)
 _AMOUNT_FILLER = (r"(?:(?:exactly|precisely|just|only|a\s+total\s+of|in\s+total|about|"
@@ -175,7 +192,9 @@ _EXACT_DAYS = (r"(?:\s*(?:\(|[—–]|--)\s*(?:exactly\s+|about\s+|roughly\s+|ar
                r"approximately\s+|i\.e\.,?\s+)?(?P<{}>\d+)"
                r"\s+days?\s*(?:\)|[—–]|--))?")
 DURATION_RE = re.compile(
-    rf"\b(?P<n>{NUM})(?P<half>\s+and\s+a\s+half)?[\s-]+{_UNITS}" + _EXACT_DAYS.format("x1") +
+    # (not the rest of a sum: "a year minus one day before I filed")
+    rf"(?<!\bminus\s)(?<!\bplus\s)\b(?P<n>{NUM})(?P<half>\s+and\s+a\s+half)?[\s-]+{_UNITS}"
+    + _EXACT_DAYS.format("x1") +
     r"\s+(?:(?:(?:right|just|immediately)\s+)?(?:before|prior\s+to|preceding|ahead\s+of)\s+"
     + _ANCHOR +
     r"|(?P<pre>pre-?petition|before\s+bankruptcy)"
@@ -218,7 +237,7 @@ _ONGOING = re.compile(r"\b(?:had|has|have|['’]ve)\b(?:\s+\w+){0,4}?\s+$", re.I
 # loan. insider or not?", "... before they filed. all priority?"; not the period of an initial
 # ("R. Delgado") or an abbreviation ("approx.")
 _SENTENCE_BREAK = re.compile(
-    r"[?!;]|(?<!\b[A-Z])(?<!\bapprox)(?<!\bvs)(?<!\bch)(?<!\bno)(?<!\bv)\.(?=\s+(?:[A-Z]|(?:is|"
+    r"[?!;]|(?<!\b[A-Z])(?<!\bapprox)(?<!\bvs)(?<!\bch)(?<!\bno)(?<!\bv)\.[)\"”’]?(?=\s+(?:[A-Z]|(?:is|"
     r"was|were|are|am|does|do|did|can|could|would|will|should|has|have|how|what|when|who|which|"
     r"i|my|we|our|he|she|they|his|her|their|it|its|the|so|but|now)\b|\w+(?:\s+\w+){0,3}"
     r"(?:,?\s+or\s+not)?\s*\?))"
@@ -241,7 +260,7 @@ _YESNO_LEAD = re.compile(
 )
 # the end of a yes/no question, its mark or (typed without any) the end of the text
 _YESNO_TAIL = re.compile(
-    r"\s*(?:,?\s*or\s+not\b\s*)?(?:(?:of|under|for|to|within|as|when|at|in|with|by|because|"
+    r"\s*(?:,?\s*or\s+not\b\s*)?(?:(?:of|under|for|to|within|as|like|when|at|in|with|by|because|"
     r"given|and|so|if|which|meaning)\b[^?]{0,120}|,\s*(?:which|meaning|so)\b[^.?]{0,120})?"
     r"(?:\?|(?<![.!])\s*$)",
     re.I,
@@ -271,6 +290,9 @@ _WORD_NAMED = re.compile(r"\b(?:word|term|label|mention(?:s|ed|ing)?|(?:ask(?:s|
                          r"named|labell?ed|classified|flagged|scheduled|characteri[sz]ed)\s+"
                          r"(?:us|me|him|her|them|it)\s+"
                          r"(?:as\s+)?(?:an?\s+)?[\"'“‘]?$", re.I)
+# a value only compared with: "is she an insider like a relative would be?"
+_LIKENED = re.compile(r"\blike\s+(?:an?|the)\s+$", re.I)
+_LIKENED_TAIL = re.compile(r"\s+(?:would|does|do|is|was|might|could|will)\b", re.I)
 # a question of one phrase: "Insider?", "Insider or not?"
 _FRAGMENT_TAIL = re.compile(r"\s*(?:,?\s*or\s+not)?\s*\?", re.I)
 # a statement left open: "I haven't figured out whether her debts are mostly consumer or ...",
@@ -281,13 +303,16 @@ _WHETHER_LEAD = re.compile(r"\b(?:whether|(?:looked\s+(?:into|at)|checked|know|f
                            r"(?:information|evidence|proof|data|numbers|figures)(?:\s+yet)?\s+(?:on|about|as\s+to))"
                            r"\s+what|"
                            r"(?:not\s+sure|unsure|wondering|knows?(?:\s+yet)?|no\s+idea|"
+                           r"(?:can['’]?t|cannot|could(?:n['’]t|\s+not))\s+tell|"
                            r"ask(?:s|ed|ing)?(?:\s+(?:me|us|him|her|them))?)\s+if|"
                            r"(?:says|said)\s+nothing\s+about|(?:does|did)(?:n['’]t|\s+not)\s+"
-                           r"(?:say|mention)\s+anything\s+about)\b"
+                           r"(?:say|mention)\s+anything\s+about|"
+                           # "any link to Westbrook, its officers or its owners"
+                           r"any\s+(?:link|connection|ties?|relationship|affiliation)\s+(?:to|with))\b"
                            # a list's comma ("whether he was an officer, director or ..."): the
                            # search ends at the value, so the value is the end of the text
                            # ("whether he was an officer, a director, or just an employee")
-                           r"(?:[^,;:.?]|,(?=\s+(?:(?:an?\s+|the\s+)?(?:[\w-]+,|"
+                           r"(?:[^,;:.?]|,(?=\s+(?:(?:(?:an?|the|its|his|her|their|our)\s+)?(?:[\w-]+,|"
                            r"[\w-]+\s+(?:or|and|nor)\b|$)|(?:or|and|nor)\b))|"
                            r"\b[A-Z]\.){0,100}$",
                            re.I)
@@ -419,7 +444,7 @@ class FactReader:
         less: list[tuple[FactSpec, re.Pattern[str]]] = []
         totals: dict[str, re.Pattern[str]] = {}
         unknown_parts: dict[str, re.Pattern[str]] = {}
-        default_duration, date_roles, derived = None, {}, []
+        default_duration, date_roles, derived, earliest = None, {}, [], set()
         for spec in self.vocabulary.values():
             if spec.of is not None:  # an attribute of listed entities, not a fact of the case
                 continue
@@ -449,6 +474,7 @@ class FactReader:
                                              + _AMOUNT_START, re.I)) for p in st.get("before", ())]
             elif spec.type is FactType.COUNT and st.get("patterns"):
                 rx = _wrx("|".join(expand_pattern(p).replace("(?P<n>", f"(?P<n{i}>")
+                                   .replace("(?P<others>", f"(?P<o{i}>")
                                    for i, p in enumerate(st.get("patterns", ()))))
                 counts.append((spec, rx, tuple(h.lower() for h in st.get("hints", ()))))
             elif spec.type is FactType.DURATION:
@@ -459,6 +485,8 @@ class FactReader:
             elif spec.type is FactType.DATE:
                 if st.get("role"):
                     date_roles[st["role"]] = spec
+                if st.get("earliest"):
+                    earliest.add(spec.name)
                 for p in st.get("keywords", ()):
                     date_keywords.append((spec, re.compile(expand_pattern(p), re.I)))
         amount_hints = {spec.name: tuple(h.lower() for h in spec.stated.get("hints", ()))
@@ -467,7 +495,8 @@ class FactReader:
                           "amount_hints": amount_hints, "before": before,
                           "counts": counts, "keywords": keywords, "default": default_duration,
                           "dates": date_roles, "date_keywords": date_keywords,
-                          "derived": derived, "totals": totals, "unknown_parts": unknown_parts}
+                          "derived": derived, "totals": totals, "unknown_parts": unknown_parts,
+                          "earliest": earliest}
         return self._compiled
 
     def transform(self, q: str, dates: list[DateMention], excluded: list[Span],
@@ -568,12 +597,13 @@ class FactReader:
             if hints and not any(h in low for h in hints):
                 continue
             for m in rx.finditer(q):
-                grp = next(g for g in rx.groupindex if g.startswith("n") and m[g])
+                grp = next(g for g in rx.groupindex if g[0] in "no" and g[1:].isdigit() and m[g])
                 if (bounded(m.span(grp)) or _BOUND_AFTER.match(q, m.end())
                         or hedged(m.span(grp)) is None
                         or _RULE_LEAD.search(q, max(0, m.start() - 30), m.start())):
                     continue
-                add(spec, number_value(m[grp]), m.span(), approximate=bool(hedged(m.span(grp))))
+                add(spec, number_value(m[grp]) + (grp[0] == "o"), m.span(),
+                    approximate=bool(hedged(m.span(grp))))
 
         unsure: set[str] = set()  # enumerations whose value the question offers as open
         for ch in c["choices"]:
@@ -620,6 +650,11 @@ class FactReader:
                 unsure.add(name)
                 left_open[name] = None
         found = [f for f in found if f.name not in unsure]
+        for name in c["earliest"]:  # several days of one fact: the first ("2/18 through 5/16")
+            days = [f for f in found if f.name == name]
+            if days:
+                first = min(days, key=lambda f: f.value)
+                found = [f for f in found if f.name != name or f is first]
         kept, warnings = _one_value_each(found)
         kept = [_less(q, f, deducted[f.name]) if f.name in deducted else f for f in kept]
         kept, more = _derived(q, kept, c["derived"])
@@ -729,8 +764,9 @@ def _total_of_parts(q: str, found: list[QueryFact], name: str, total: re.Pattern
                     sentences: _Sentences, amounts: list[Span]) -> list[QueryFact]:
     """`found` with the amounts of `name`, a fact the statute aggregates, made one: those the
     words around them (`total`; in the sentence, up to the next amount: 40 characters before,
-    25 after) state as the total, else the sum of all of them, each a part ("one is owed
-    $12,000, one $9,000"), but for one said again ("the $450 payment" after "$450").
+    25 after) state as the total, else one that is the sum of the others, else the sum of all
+    of them, each a part ("one is owed $12,000, one $9,000"), but for one said again ("the
+    $450 payment" after "$450").
     `amounts`: the spans of every amount in `q`, in order."""
     mine = [f for f in found if f.name == name]
     if len(mine) < 2:
@@ -752,8 +788,12 @@ def _total_of_parts(q: str, found: list[QueryFact], name: str, total: re.Pattern
         parts = [f for i, f in enumerate(mine) if not (
             _RESTATED.search(q, max(0, f.span[0] - 8), f.span[0])
             and any(e.value == f.value for e in mine[:i]))]
-        totals = [QueryFact(name, _sum(f.value for f in parts), first.type, (lo, hi), q[lo:hi],
-                            first.unit, any(f.approximate for f in parts), derived=True)]
+        # one amount that is the sum of the others is their total, said without the word:
+        # "A ($8,000), B ($6,500) and C ($4,000) - $18,500 of claims"
+        totals = [f for f in parts if len(parts) > 2
+                  and f.value == _sum(g.value for g in parts if g is not f)][:1] or [
+            QueryFact(name, _sum(f.value for f in parts), first.type, (lo, hi), q[lo:hi],
+                      first.unit, any(f.approximate for f in parts), derived=True)]
     return [f for f in found if f.name != name] + totals
 
 
@@ -841,6 +881,8 @@ def _asked_not_asserted(q: str, span: Span, sentences: _Sentences, *,
     s0, _ = sentences.bounds(span[0])
     if not q[s0:span[0]].strip() and _FRAGMENT_TAIL.match(q, span[1]):
         return True
+    if _LIKENED.search(q, max(s0, span[0] - 12), span[0]) and _LIKENED_TAIL.match(q, span[1]):
+        return True
     if (_WHETHER_LEAD.search(q, max(s0, span[0] - 80), span[0])
             or _MAYBE_LEAD.search(q, max(s0, span[0] - 40), span[0])
             or _CONTENTION_LEAD.search(q, max(s0, span[0] - 200), span[0])
@@ -867,9 +909,11 @@ def amount_value(m: re.Match[str]) -> int | float:
         num, dec, mult = m["num4"], m["dec4"], m["mult4"]
     elif m["num5"]:
         num, dec, mult = m["num5"], m["dec5"], None
+    elif m["hundreds"]:
+        num, dec, mult = str(number_value(m["hundreds"])), None, None
     elif m["words6"]:
         num, mult = str(number_value(m["words6"])), m["mult6"]
-        dec = ".5" if m["half"] else None
+        dec = ".5" if m["half"] else f".{number_value(m['point'])}" if m["point"] else None
     else:
         num, dec, mult = str(number_value(m["words"])), None, m["mult3"] or m["grand"]
     value = float(num.replace(",", "") + (dec or ""))

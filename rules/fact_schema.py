@@ -219,7 +219,7 @@ _KEYS = {"type", "unit", "meaning", "source", "values", "derived", "assume", "st
          "entity"}
 _ENTITY_KEYS = {"meaning", "source", "closed"}
 _STATED_KEYS = {"hints", "values", "after", "before", "keywords", "default", "patterns", "role",
-                "context", "less", "total", "unknown_part", "period_end"}
+                "context", "less", "total", "unknown_part", "period_end", "earliest"}
 
 
 def _header_lines(text: str) -> dict[str, int]:
@@ -404,11 +404,16 @@ def _spec_problem(name: str, body: Any) -> str | None:
     if "period_end" in stated and (ftype is not FactType.DATE
                                    or not isinstance(stated["period_end"], bool)):
         return "field stated.period_end: true or false, and only for a date"
+    if "earliest" in stated and (ftype is not FactType.DATE
+                                 or not isinstance(stated["earliest"], bool)):
+        return "field stated.earliest: true or false, and only for a date"
     for key, pats in _patterns(stated):
         try:
-            re.compile(expand_pattern(pats))
+            rx = re.compile(expand_pattern(pats))
         except re.error as exc:
             return f"field stated.{key}: bad pattern {pats!r}: {exc}"
+        if key == "patterns" and not {"n", "others"} & set(rx.groupindex):
+            return f"field stated.patterns: {pats!r} has no group (?P<n>...) or (?P<others>...)"
     for derived in _derivations(body):
         if not (isinstance(derived, dict) and (
                 _pair(derived.get("days_between")) or ("value" in derived

@@ -1344,3 +1344,113 @@ def test_phrasings_of_check46_to_check49(question: str, name: str, value: object
 )
 def test_what_check46_to_check49_left_open(question: str, absent: str) -> None:
     assert absent not in parse(question).fact_values()
+
+
+@pytest.mark.parametrize(
+    ("question", "name", "value"),
+    [
+        # the asker and others who file; rough creditor counts
+        ("Me and two other roofers filed an involuntary petition against the builder.",
+         "petitioning_creditors", 3),
+        ("You and one other vendor are thinking of filing an involuntary against them.",
+         "petitioning_creditors", 2),
+        ("Involuntary petition filed by four of our clients.", "petitioning_creditors", 4),
+        ("Involuntary petition. The debtor has ~45 creditors.", "creditor_count", 45),
+        ("Involuntary petition. They've got like 35 creditors.", "creditor_count", 35),
+        ("Involuntary petition. The debtor has 40 or so creditors.", "holders_fewer_than_12",
+         False),
+        ("Involuntary petition. She has thirty-some creditors.", "holders_fewer_than_12", False),
+        ("Involuntary petition. It owes a lot of creditors, like 70+.", "holders_fewer_than_12",
+         False),
+        # each petitioner's claim after a name of several words, or in parentheses; a sum said
+        # without the word "total"
+        ("Involuntary. Claims: ours $6,000, Lakeside Paper Goods $5,000, Route 9 Fuel $4,000.",
+         "unsecured_claims_total", 15000),
+        ("Involuntary petition by Acme Steel ($9,000), Birch Paint ($7,000) and us ($6,000).",
+         "unsecured_claims_total", 22000),
+        ("Involuntary: Acme ($9,000), Birch ($7,000) and Cole ($6,000) - $22,000 of unsecured "
+         "claims.", "unsecured_claims_total", 22000),
+        ("Involuntary. He owes me six grand, the painter four thousand and the roofer "
+         "thirty-five hundred.", "unsecured_claims_total", 13500),
+        # a capitalized "Aggregate" inside a sentence is a name, not a total
+        ("Involuntary petition (us $200k, Valley Aggregate $40k, both unsecured).",
+         "unsecured_claims_total", 240000),
+        # money in words and dates
+        ("I paid my cousin nineteen hundred bucks on the loan.", "transfer_amount", 1900),
+        ("She bought a twelve-hundred-dollar designer bag.", "luxury_goods_amount", 1200),
+        ("We filed chapter 11 on March 3rd of 2020.", "filing_date", date(2020, 3, 3)),
+        ("We filed chapter 11 on March 3 (2020).", "filing_date", date(2020, 3, 3)),
+        ("The company filed chapter 7 on May 1, 2019. Her salary was all earned as of "
+         "February 1, 2019.", "wages_earned_date", date(2019, 2, 1)),
+        ("The debtor filed chapter 7 on May 1, 2019 and still owes me a $4,000 commission.",
+         "wage_claim_amount", 4000),
+        # chapter 13 eligibility
+        ("He's on payroll and gets a check every 2 wks. He wants chapter 13.",
+         "debtor_regular_income", True),
+        ("No job, no pension, no income of any kind. Can he file chapter 13?",
+         "debtor_regular_income", False),
+        ("Neither of us has ever been a stockbroker or commodity broker.",
+         "debtor_stockbroker_or_commodity_broker", False),
+        ("Our unsecured debts, all noncontingent and liquidated, are $300,000.",
+         "noncontingent_unsecured_debts", 300000),
+        ("Our secured debt - the mortgage - is $250,000.", "secured_debts", 250000),
+        # ordinary course
+        ("Normally they paid in 30 days, but this payment came at 90, so not ordinary "
+         "between them.", "ordinary_course_payment", False),
+        ("The same 45-day lag they'd always had, so it was ordinary as between the two "
+         "companies.", "ordinary_course_payment", True),
+        ("It paid the whole balance 5 days after invoice, far earlier than it ever had.",
+         "ordinary_course_payment", False),
+        ("They only paid after we sent the account to our lawyer, 6 months past due.",
+         "ordinary_course_payment", False),
+        ("Experts say 60-day pay is common and within ordinary business terms.",
+         "ordinary_business_terms", True),
+        ("A slip-and-fall settlement is not a normal business debt for us.",
+         "ordinary_course_debt", False),
+        ("No § 547(c) defense (contemporaneous exchange, ordinary course, or otherwise) "
+         "applies.", "contemporaneous_exchange", False),
+        ("The bank was owed $15,000 on the car; they'd get paid in full in a chapter 7 "
+         "anyway.", "creditor_receives_more", False),
+        # of several days of a window every part must fall in, the first
+        ("I filed chapter 7 on June 1, 2022. Two cash advances: $500 on April 2 and $700 on "
+         "May 3, 2022.", "cash_advance_date", date(2022, 4, 2)),
+        ("The employer filed on June 1, 2022. Her wages were earned 3/1/22 through 5/20/22.",
+         "wages_earned_date", date(2022, 3, 1)),
+        ("The employer filed on June 1, 2022. She's owed for her last week of work, which "
+         "ended April 29, 2022.", "wages_earned_date", date(2022, 4, 29)),
+        ("For chapter 13: my mortgage, that's secured, is one point four million.",
+         "secured_debts", 1400000),
+        # a relative only compared with
+        ("I repaid my girlfriend. Is she an insider like a relative would be?", "relationship",
+         "close_personal"),
+        # the rest of a sum is no duration: the two dates give it
+        ("I filed August 9, 2022 and repaid my aunt on August 10, 2021, a year minus one day "
+         "before I filed.", "days_before_filing", 364),
+    ],
+)
+def test_phrasings_of_check50_to_check53(question: str, name: str, value: object) -> None:
+    assert parse(question).fact_values().get(name) == value
+
+
+@pytest.mark.parametrize(
+    ("question", "absent"),
+    [
+        # a part nobody knows yet; a link nobody has found; an unknown tie; a relative only
+        # compared with
+        ("Three of us want an involuntary; mine is 9k, the other 2 guys wont tell me their "
+         "numbers.", "unsecured_claims_total"),
+        ("Involuntary petition: Client A $7,000; Client B amount still being reconciled.",
+         "unsecured_claims_total"),
+        ("We can't find out whether it has any link to the debtor, its officers or its "
+         "owners. Insider?", "relationship"),
+        ("We have no employment info and can't tell if he has any regular income.",
+         "debtor_regular_income"),
+        ("She runs a bakery in her own name (no LLC).", "debtor_kind"),
+        ("Involuntary petition (us $50k, Summit Aggregate $50k)", "creditor_count"),
+        # a yes/no question after a parenthesis
+        ("I filed chapter 7. (My niece works at the bank, but that's all.) Is the bank an "
+         "insider?", "creditor_is_insider"),
+    ],
+)
+def test_what_check50_to_check53_left_open(question: str, absent: str) -> None:
+    assert absent not in parse(question).fact_values()

@@ -282,16 +282,29 @@ def test_a_total_and_its_unknown_part_are_declared_only_for_an_amount_total(
     assert [(i.message, i.file, i.line) for i in issues] == [(message, str(path), 1)]
 
 
+@pytest.mark.parametrize("key", ["period_end", "earliest"])
 @pytest.mark.parametrize(("ftype", "value"), [("bool", "true"), ("date", '"yes"')])
-def test_a_period_end_is_declared_true_or_false_for_a_date(tmp_path: Path, ftype: str,
-                                                            value: str) -> None:
+def test_a_date_s_flags_are_declared_true_or_false_for_a_date(tmp_path: Path, key: str,
+                                                               ftype: str, value: str) -> None:
     path = tmp_path / "facts.toml"
     path.write_text(f'[fact.day]\ntype = "{ftype}"\nmeaning = "a day"\n'
-                    f'  [fact.day.stated]\n  period_end = {value}\n')
+                    f'  [fact.day.stated]\n  {key} = {value}\n')
     specs, issues = read_fact_file(path)
     assert not specs
     assert [(i.message, i.file, i.line) for i in issues] == [
-        ("fact day: field stated.period_end: true or false, and only for a date", str(path), 1)]
+        (f"fact day: field stated.{key}: true or false, and only for a date", str(path), 1)]
+
+
+def test_a_count_pattern_needs_its_number_group(tmp_path: Path) -> None:
+    path = tmp_path / "facts.toml"
+    path.write_text('[fact.signers]\ntype = "count"\nmeaning = "signers"\n'
+                    "  [fact.signers.stated]\n  patterns = ['{NUM} signers', "
+                    "'(?P<others>{NUM}) more signers']\n")
+    specs, issues = read_fact_file(path)
+    assert not specs
+    assert [(i.message, i.line) for i in issues] == [
+        ("fact signers: field stated.patterns: '{NUM} signers' has no group (?P<n>...) or "
+         "(?P<others>...)", 1)]
 
 
 def test_a_file_s_macros_are_put_into_its_patterns(tmp_path: Path) -> None:
