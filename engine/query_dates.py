@@ -162,6 +162,9 @@ _MODIFIER = re.compile(
 # ended August 30"
 PERIOD_END_MODIFIERS = ("until", "through", "by", "ended", "ended on", "ending", "ending on",
                         "ends", "ends on")
+# the modifiers that make a day the first of a period: "earned from July 21 on", "on or after
+# Feb 1"
+PERIOD_START_MODIFIERS = ("from", "since", "on or after")
 _CURRENT_NOUN = re.compile(
     r"\s+(?:version|law|text|rule|threshold|amount|limit|minimum|maximum|figure|value|"
     r"statute|regulation|code|edition)",

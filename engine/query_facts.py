@@ -17,10 +17,11 @@ fact is left open, and no other reader fills it.
   amount with a bound ("less than $7,575", "between $5,000 and $9,000") is no fact; an
   amount the declared `less` words follow ("$15,000 of that is covered by a lien") is taken
   off the fact's amount (one the words before also state as the fact, "a bank owed $40,000
-  fully secured", counts for nothing); the amounts of a fact the statute aggregates
-  (declared `total` words) are summed, unless the words around one state it as the total,
-  and left open when the question says a part is unknown (declared `unknown_part` words: "I
-  don't know what the other two are owed").
+  fully secured", counts for nothing), and so is one the declared `less_before` words precede
+  ("owed $30,000 but has a lien on equipment worth $28,000"); the amounts of a fact the
+  statute aggregates (declared `total` words) are summed, unless the words around one state it
+  as the total or one is the sum of the others, and left open when the question says a part is
+  unknown (declared `unknown_part` words: "I don't know what the other two are owed").
 - durations: "N days/weeks/months/years before the petition / the order for relief / filing /
   Greg filed / that", "N days earlier/prior", "N days before." (the filing said before, unless
   a duration of the same fact names its anchor, "paid 200 days before I filed ... lent two
@@ -35,7 +36,8 @@ fact is left open, and no other reader fills it.
   occur nearest in its sentence: "jewelry bought on May 1, 2020"), else the date fact its
   role declares (filing, transfer); of several days of a fact declared `earliest` (what the
   statute counts only when every part falls in a window: cash advances "aggregating" more
-  than an amount, wages "earned within 180 days"), the earliest.
+  than an amount, wages "earned within 180 days"), the earliest, and the day that starts a
+  period is one ("earned from July 21 on").
 - derived: `days_between` declarations, from two dates the question gives (the dates win over
   a duration that disagrees with them; an earlier date after the later one is dropped).
 
@@ -55,7 +57,12 @@ from dataclasses import dataclass
 from datetime import date
 from typing import Any
 
-from structfirst.engine.query_dates import PERIOD_END_MODIFIERS, DateMention, Span
+from structfirst.engine.query_dates import (
+    PERIOD_END_MODIFIERS,
+    PERIOD_START_MODIFIERS,
+    DateMention,
+    Span,
+)
 from structfirst.rules.fact_schema import MACROS, FactSpec, FactType, Vocabulary, expand_pattern
 
 NUM = MACROS["{NUM}"]
@@ -96,7 +103,8 @@ _HUNDREDS = (r"(?:eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|eigh
              r"(?:twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety)"
              r"(?:[\s-](?:one|two|three|four|five|six|seven|eight|nine))?)[\s-]hundred")
 # verbs after which a number in thousands is money ("paid 9,100", "paid us 12,500")
-_MONEY_VERBS = ("paid", "owed", "owes", "lent", "charged", "spent", "repaid")
+_MONEY_VERBS = ("paid", "owed", "owes", "owe", "lent", "loaned", "charged", "spent", "repaid",
+                "took", "borrowed", "wired")
 # words after which a number in thousands is money ("claims are 6,000, 6,400 and 5,500"), and
 # the joins after which the next number of such a list is
 _MONEY_LEADS = (r"claims\sare\s", r"claims\sof\s", r"claims:\s", r"claim\sis\s", r"claim\sof\s",
@@ -106,7 +114,7 @@ _COUNTED = (r"(?:people|persons|creditors|customers|clients|employees|workers|me
             r"shares|units|miles|acres|pages|words|votes|residents|accounts|items|copies|"
             r"hours|days|weeks|months|years|times|users|visitors)\b")
 AMOUNT_RE = re.compile(
-    r"(?<![\w$])(?:\$|USD\s?)\s?(?P<num>\d{1,3}(?:,\d{3})+|\d+)(?P<dec>\.\d{1,2})?"
+    r"(?<![\w$])(?:US\$|\$|USD\s?)\s?(?P<num>\d{1,3}(?:,\d{3})+|\d+)(?P<dec>\.\d{1,2})?"
     r"(?:\s*(?P<mult>k|thousand|grand|million|mm|m|billion|bn)\b)?"
     r"|(?<![\w$.,])(?P<num2>\d{1,3}(?:,\d{3})+|\d+)(?P<dec2>\.\d{1,2})?"
     r"(?:\s+(?P<mult2>thousand|million|billion))?\s+(?:dollars?|bucks|USD)\b"
@@ -129,18 +137,27 @@ AMOUNT_RE = re.compile(
     # hundred in words is money too, unless a counted noun follows
     rf"|(?<![\w$-])(?P<hundreds>{_HUNDREDS})\b(?![\s-]+(?:and\s+)?(?:{_WORD_NUM}|thousand|"
     r"million))(?!\s+(?:[\w-]+\s+)?" + _COUNTED + r")"
-    # "we got paid 9,100 on an old invoice", "paid us 12,500": a number in thousands after a
-    # verb of money
-    r"|(?:" + "|".join([rf"(?<=\b{verb}\s{whom})" for verb in _MONEY_VERBS
-                        for whom in ("", "us\\s", "me\\s", "him\\s", "her\\s", "them\\s")]
+    # "we got paid 9,100 on an old invoice", "paid us 12,500", "they owe her about 4000": a
+    # number of three digits or more after a verb of money
+    r"|(?:" + "|".join([rf"(?<=\b{verb}\s{whom}{approx})" for verb in _MONEY_VERBS
+                        for whom in ("", "us\\s", "me\\s", "him\\s", "her\\s", "them\\s")
+                        for approx in ("", "about\\s", "like\\s", "around\\s")]
                        + [rf"(?<={lead})" for lead in _MONEY_LEADS])
-    + r")(?P<num5>\d{1,3}(?:,\d{3})+)(?P<dec5>\.\d{2})?\b(?![/-]\d)"
-    r"(?!\s+(?:[\w-]+\s+)?" + _COUNTED + r")",
+    # (not a year that names a noun: "paid 2019 invoices")
+    + r")(?P<num5>\d{1,3}(?:,\d{3})+|(?!(?:19|20)\d\d\s+(?!(?:for|in|on|to|and|of|from|"
+    r"back|but|so|which|because|before|after|when|at|dollars|bucks|cash)\b)[a-z])[1-9]\d{2,6})"
+    r"(?P<dec5>\.\d{2})?\b(?![/-]\d)"
+    r"(?!\s*(?:%|percent\b))(?!\s+(?:[\w-]+\s+)?" + _COUNTED + r")"
+    # "1300 in cash advances", "a 6000 payment": a number of three digits or more that the
+    # words after it make money (not a year)
+    r"|(?<![\w$.,/-])(?!(?:19|20)\d\d\b)(?P<num7>[1-9]\d{2,6})\b(?=\s+in\s+(?:cash\s+advances?|"
+    r"(?:back|unpaid)\s+(?:wages|pay)|wages|salary|commissions?)\b|\s+(?:payment|transfer|"
+    r"repayment|loan|check|cash\s+advance)s?\b)",
     re.I,
 )
 # where an amount may start: the words before an amount reach it ("wages of thirteen ...";
 # not its "five hundred dollars" after "eight thousand", nor a date's "1/4/21")
-_AMOUNT_START = (r"(?=\$|USD|(?<![\w$.,])\d(?!\d*[/-]\d)|(?<![\w$-])(?<!thousand\s)"
+_AMOUNT_START = (r"(?=\$|US\$|USD|(?<![\w$.,])\d(?!\d*[/-]\d)|(?<![\w$-])(?<!thousand\s)"
                  r"(?<!thousand,\s)(?:(?:"
                  + _WORD_NUM + r")[\s-]+(?:(?:(?:thousand|million|billion)(?:,?\s+(?:and\s+)?(?:"
                  + _WORD_NUM + r"))?\s+)?(?:dollars?|bucks)|grand|(?:(?:and\s+a\s+half|point\s+"
@@ -235,9 +252,10 @@ _ONGOING = re.compile(r"\b(?:had|has|have|['’]ve)\b(?:\s+\w+){0,4}?\s+$", re.I
 # writing) before a question's or a statement's first word or a question of up to four words:
 # "... the petition. is the cousin an insider?", "... about 400k. my friend said ...", "... the
 # loan. insider or not?", "... before they filed. all priority?"; not the period of an initial
-# ("R. Delgado") or an abbreviation ("approx.")
+# ("R. Delgado") or an abbreviation ("approx.", "Ms.")
 _SENTENCE_BREAK = re.compile(
-    r"[?!;]|(?<!\b[A-Z])(?<!\bapprox)(?<!\bvs)(?<!\bch)(?<!\bno)(?<!\bv)\.[)\"”’]?(?=\s+(?:[A-Z]|(?:is|"
+    r"[?!;]|(?<!\b[A-Z])(?<!\bapprox)(?<!\bvs)(?<!\bch)(?<!\bno)(?<!\bv)(?<!\bMs)(?<!\bMr)(?<!\bMrs)"
+    r"(?<!\bDr)\.[)\"”’]?(?=\s+(?:[A-Z]|(?:is|"
     r"was|were|are|am|does|do|did|can|could|would|will|should|has|have|how|what|when|who|which|"
     r"i|my|we|our|he|she|they|his|her|their|it|its|the|so|but|now)\b|\w+(?:\s+\w+){0,3}"
     r"(?:,?\s+or\s+not)?\s*\?))"
@@ -290,6 +308,10 @@ _WORD_NAMED = re.compile(r"\b(?:word|term|label|mention(?:s|ed|ing)?|(?:ask(?:s|
                          r"named|labell?ed|classified|flagged|scheduled|characteri[sz]ed)\s+"
                          r"(?:us|me|him|her|them|it)\s+"
                          r"(?:as\s+)?(?:an?\s+)?[\"'“‘]?$", re.I)
+# a question of what the phrase right after it is: "What's normal in the industry for a
+# catch-up payment like that?"
+_WH_LEAD = re.compile(r"\s*(?:what|which)(?:['’]s|\s+is|\s+are|\s+was|\s+were)\s+(?:the\s+)?",
+                      re.I)
 # a value only compared with: "is she an insider like a relative would be?"
 _LIKENED = re.compile(r"\blike\s+(?:an?|the)\s+$", re.I)
 _LIKENED_TAIL = re.compile(r"\s+(?:would|does|do|is|was|might|could|will)\b", re.I)
@@ -326,7 +348,10 @@ _ARGUED = (r"claim(?:s|ed|ing)?|argu(?:e|es|ed|ing)|contend(?:s|ed|ing)?|insist(
            r"alleg(?:e|es|ed|ing)|hint(?:s|ed|ing)?")
 _CONTENTION_LEAD = re.compile((
     r"(?:\b(?:trustee|committee|creditors?|plaintiffs?|other\s+side|opposing\s+"
-    r"(?:counsel|lawyer|attorney))(?:{APOS}s\s+(?:counsel|lawyer|attorney|assistant|office|"
+    r"(?:counsel|lawyer|attorney)|"
+    # the debtor's lawyer, to a creditor or a worker: "the company's lawyer says Pete is an
+    # insider" (not "my company's lawyer")
+    r"(?<!\bmy\s)(?<!\bour\s)(?:company|debtor){APOS}s\s+(?:counsel|lawyer|attorney))(?:{APOS}s\s+(?:counsel|lawyer|attorney|assistant|office|"
     r"complaint|motion|papers|brief|pleadings?|demand\s+letter))?"
     r"\s+(?:is\s+|are\s+|has\s+|have\s+|keeps?\s+)?(?:say(?:s|ing)?|said|" + _ARGUED + r"|"
     r"assert(?:s|ed|ing)?|think(?:s|ing)?|thought|believ(?:e|es|ed|ing)|call(?:s|ed|ing)|"
@@ -364,11 +389,13 @@ _TENS = {w: 10 * i for i, w in enumerate(
 
 def number_value(text: str) -> int:
     """The value of a {NUM} match: digits, words up to 9,999 ("eighty-six hundred"), "a"/"an",
-    and the words of one ("the only/sole/solo/lone/single petitioner", "our client alone")."""
+    and the words of one ("the only/sole/solo/lone/single petitioner", "our client alone",
+    "filed it by himself")."""
     t = " ".join(text.lower().replace("-", " ").split())
     if re.fullmatch(r"[\d,]+", t):
         return int(t.replace(",", ""))
-    if t in ("a", "an", "only", "sole", "solo", "lone", "single", "alone"):
+    if t in ("a", "an", "only", "sole", "solo", "lone", "single", "alone") or t.split()[-1] in (
+            "himself", "herself", "itself", "myself", "ourselves"):  # "filed by itself"
         return 1
     total = 0
     words = t.split()
@@ -442,6 +469,7 @@ class FactReader:
             return self._compiled
         choices, after, before, counts, keywords, date_keywords = [], [], [], [], [], []
         less: list[tuple[FactSpec, re.Pattern[str]]] = []
+        less_before: list[tuple[FactSpec, re.Pattern[str]]] = []
         totals: dict[str, re.Pattern[str]] = {}
         unknown_parts: dict[str, re.Pattern[str]] = {}
         default_duration, date_roles, derived, earliest = None, {}, [], set()
@@ -464,6 +492,9 @@ class FactReader:
             elif spec.type is FactType.AMOUNT:
                 after += [(spec, expand_pattern(p)) for p in st.get("after", ())]
                 less += [(spec, re.compile(expand_pattern(p), re.I)) for p in st.get("less", ())]
+                less_before += [(spec, re.compile("(?:" + expand_pattern(p) + r")\s*"
+                                                  + _AMOUNT_FILLER + "$", re.I))
+                                for p in st.get("less_before", ())]
                 if st.get("total"):
                     totals[spec.name] = re.compile(
                         "|".join(expand_pattern(p) for p in st["total"]), re.I)
@@ -492,6 +523,7 @@ class FactReader:
         amount_hints = {spec.name: tuple(h.lower() for h in spec.stated.get("hints", ()))
                         for spec, _ in after + before}
         self._compiled = {"choices": choices, "after": after, "after_rx": {}, "less": less,
+                          "less_before": less_before,
                           "amount_hints": amount_hints, "before": before,
                           "counts": counts, "keywords": keywords, "default": default_duration,
                           "dates": date_roles, "date_keywords": date_keywords,
@@ -538,6 +570,7 @@ class FactReader:
                                    spec.unit, **kw))
 
         every_amount = list(AMOUNT_RE.finditer(q))
+        amount_ends = {m.end() for m in every_amount}
         amounts = [m for m in every_amount if not bounded(m.span())
                    and hedged(m.span()) is not None and not alternative(m.span())]
         off = frozenset(name for name, hints in c["amount_hints"].items()
@@ -559,7 +592,17 @@ class FactReader:
                 if before.get(span[0]) is not lm:  # "owed $40,000, fully secured": no part
                     deducted.setdefault(lm.name, []).extend(group)
                 continue
-            am = after_rx.match(q, span[1])
+            lb = next((spec for spec, rx in c["less_before"] if spec.name not in off
+                       and rx.search(q, max(0, span[0] - 100), span[0])), None)
+            if lb is not None:  # "has a lien on equipment worth $28,000"
+                deducted.setdefault(lb.name, []).extend(group)
+                continue
+            # an amount said again in parentheses takes the words after them: "sixteen
+            # thousand ($16,000) in unpaid wages"
+            head = q[:span[0]].rstrip()
+            again = (q[span[1]:span[1] + 1] == ")" and head.endswith("(")
+                     and len(head[:-1].rstrip()) in amount_ends)
+            am = after_rx.match(q, span[1] + again)
             spec = after_specs[int(am.lastgroup[1:])] if am and am.lastgroup else None
             if spec is None:
                 spec = before.get(span[0])
@@ -630,9 +673,11 @@ class FactReader:
         for d in dates:
             spec = c["dates"].get(d.role)
             ends = d.granularity == "day" and d.modifier in PERIOD_END_MODIFIERS
-            if (d.exact or ends) and d.role in ("transfer", "generic"):  # what the date is
-                spec = date_words.nearest(d.span, sentences) or spec  # of, by the words
-            if spec is not None and (d.exact or (ends and spec.stated.get("period_end"))):
+            starts = d.granularity == "day" and d.modifier in PERIOD_START_MODIFIERS
+            if (d.exact or ends or starts) and d.role in ("transfer", "generic"):  # what the
+                spec = date_words.nearest(d.span, sentences) or spec  # date is of, by the words
+            if spec is not None and (d.exact or (ends and spec.stated.get("period_end"))
+                                     or (starts and spec.stated.get("earliest"))):
                 add(spec, d.value, d.span)
 
         # a duration whose anchor is implied ("lent two years before") gives way to one that
@@ -871,17 +916,20 @@ def _possible_only(q: str, span: Span, sentences: _Sentences) -> bool:
 def _asked_not_asserted(q: str, span: Span, sentences: _Sentences, *,
                         complement_only: bool = False) -> bool:
     """True when the phrase is the thing a yes/no question asks about ("Was X insolvent?",
-    "Insider or not?", "Would the court treat her as an insider?"), what a "whether" leaves
-    open, a possibility ("he might be an officer"), or a word only named ("keeps using the
-    word insider").
+    "Insider or not?", "Would the court treat her as an insider?"), what a question of what
+    asks ("What's normal in the industry?"), what a "whether" leaves open, a possibility ("he
+    might be an officer"), a value only compared with ("an insider like a relative would be"),
+    or a word only named ("keeps using the word insider").
     With `complement_only` the phrase must also follow "a/an/the/considered" directly ("Is
     the debtor a corporation?"), so that "Is a director an insider of a corporation?" still
     says the debtor is a corporation, and be no subject right after the verb: "Is the CFO of
     our debtor an insider?" says the creditor is an officer."""
-    s0, _ = sentences.bounds(span[0])
+    s0, s1 = sentences.bounds(span[0])
     if not q[s0:span[0]].strip() and _FRAGMENT_TAIL.match(q, span[1]):
         return True
     if _LIKENED.search(q, max(s0, span[0] - 12), span[0]) and _LIKENED_TAIL.match(q, span[1]):
+        return True
+    if q[s1 - 1:s1] == "?" and _WH_LEAD.fullmatch(q, s0, span[0]):  # "What's normal in ...?"
         return True
     if (_WHETHER_LEAD.search(q, max(s0, span[0] - 80), span[0])
             or _MAYBE_LEAD.search(q, max(s0, span[0] - 40), span[0])
@@ -909,6 +957,8 @@ def amount_value(m: re.Match[str]) -> int | float:
         num, dec, mult = m["num4"], m["dec4"], m["mult4"]
     elif m["num5"]:
         num, dec, mult = m["num5"], m["dec5"], None
+    elif m["num7"]:
+        num, dec, mult = m["num7"], None, None
     elif m["hundreds"]:
         num, dec, mult = str(number_value(m["hundreds"])), None, None
     elif m["words6"]:

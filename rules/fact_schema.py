@@ -219,7 +219,8 @@ _KEYS = {"type", "unit", "meaning", "source", "values", "derived", "assume", "st
          "entity"}
 _ENTITY_KEYS = {"meaning", "source", "closed"}
 _STATED_KEYS = {"hints", "values", "after", "before", "keywords", "default", "patterns", "role",
-                "context", "less", "total", "unknown_part", "period_end", "earliest"}
+                "context", "less", "less_before", "total", "unknown_part", "period_end",
+                "earliest"}
 
 
 def _header_lines(text: str) -> dict[str, int]:
@@ -437,7 +438,8 @@ def _pair(x: Any) -> bool:
 
 
 def _patterns(stated: Mapping[str, Any]) -> Iterable[tuple[str, str]]:
-    for key in ("after", "before", "less", "total", "unknown_part", "keywords", "patterns"):
+    for key in ("after", "before", "less", "less_before", "total", "unknown_part", "keywords",
+                "patterns"):
         for p in stated.get(key, ()) or ():
             yield key, p
     for value, pats in (stated.get("values") or {}).items():

@@ -41,9 +41,18 @@ _YES_NO = re.compile(
     re.I)
 
 
+# typed without a question mark, a last sentence that starts with an auxiliary ("... to file.
+# was that enough people and money to file", "can they")
+_YES_NO_UNMARKED = re.compile(
+    r"(?:^|[.!?;:]\s+|\n)(?:is|was|are|were|would|could|can|does|do|did|will|should|has|have|"
+    r"had|may|might|must)\b[^.!?;:\n]*$", re.I)
+
+
 def asks_yes_no(question: str) -> bool:
-    """True when the question's last sentence is a yes/no question (see `_YES_NO`)."""
-    return bool(_YES_NO.search(question.strip()))
+    """True when the question's last sentence is a yes/no question (see `_YES_NO`), or, with no
+    mark at the end, starts with an auxiliary (`_YES_NO_UNMARKED`)."""
+    q = question.strip()
+    return bool(_YES_NO.search(q) or (q[-1:] not in ".!" and _YES_NO_UNMARKED.search(q)))
 
 
 class RuleFacts(NamedTuple):

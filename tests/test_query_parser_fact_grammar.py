@@ -1454,3 +1454,95 @@ def test_phrasings_of_check50_to_check53(question: str, name: str, value: object
 )
 def test_what_check50_to_check53_left_open(question: str, absent: str) -> None:
     assert absent not in parse(question).fact_values()
+
+
+@pytest.mark.parametrize(
+    ("question", "name", "value"),
+    [
+        # one creditor alone, and the value of a lien taken off its claim
+        ("My old landlord filed an involuntary against me all by himself.",
+         "petitioning_creditors", 1),
+        ("Can my shop file an involuntary petition against them by itself?",
+         "petitioning_creditors", 1),
+        ("Involuntary petition: the bank is owed $50,000 but has a lien on a truck worth "
+         "$45,000; a supplier is owed $9,000; a landlord is owed $8,000.",
+         "unsecured_claims_total", 22000),
+        ("Involuntary: (1) Acme Tools, $7,000, unsecured; (2) Delta Bank, $20,000, secured by "
+         "a lien on a press worth $15,000.", "unsecured_claims_total", 12000),
+        ("Involuntary petition. They have well over a dozen creditors.",
+         "holders_fewer_than_12", False),
+        ("Involuntary petition. They have tons of creditors, 40-plus.",
+         "holders_fewer_than_12", False),
+        ("My aunt and my mom want to file an involuntary; just the 2 of them filing. He owes "
+         "like 25 other people too.", "holders_fewer_than_12", False),
+        ("My aunt and my mom want to file an involuntary; just the 2 of them filing.",
+         "petitioning_creditors", 2),
+        ("The company is $48,000 behind with us; we want to file an involuntary.",
+         "unsecured_claims_total", 48000),
+        # numbers a texter writes without a dollar sign; US$
+        ("the store they worked at filed bankruptcy. they owe her 1800 in back wages",
+         "wage_claim_amount", 1800),
+        ("he took 1400 in cash advances off his card", "cash_advance_amount", 1400),
+        ("The employer owes a worker US$3,500 in unpaid wages.", "wage_claim_amount", 3500),
+        ("It paid our client by two cheques totalling US$6,100.", "transfer_amount", 6100),
+        # a day that starts or ends a period of wages
+        ("The employer filed on June 1, 2022. Her wages were all earned from March 3, 2022 on.",
+         "wages_earned_date", date(2022, 3, 3)),
+        ("The employer filed on June 1, 2022. His last pay period ended May 20 2022.",
+         "wages_earned_date", date(2022, 5, 20)),
+        ("The plant filed on June 1, 2022. He is owed sixteen thousand ($16,000) in unpaid "
+         "wages.", "wage_claim_amount", 16000),
+        # chapter 13 debts in more words
+        ("My unsecured debt on the schedules was $401,000.", "noncontingent_unsecured_debts",
+         401000),
+        ("The mortgage on her house is 95k. Chapter 13?", "secured_debts", 95000),
+        # ordinary course in more words
+        ("We paid at 45 days, so the payment wasn't ordinary course between us.",
+         "ordinary_course_payment", False),
+        ("I can't say they were in our ordinary course between the two of us.",
+         "ordinary_course_payment", False),
+        ("Everybody pays at 60 days; those are completely normal industry terms.",
+         "ordinary_business_terms", True),
+        ("Net-30 is standard terms in the steel business.", "ordinary_business_terms", True),
+        ("A lump sum after a threat isn't anywhere near industry standard terms.",
+         "ordinary_business_terms", False),
+        ("Ninety days late, so not normal industry terms either.", "ordinary_business_terms",
+         False),
+        ("The terms fall squarely within the norms of the industry.", "ordinary_business_terms",
+         True),
+        ("A lawsuit settlement is not a debt incurred in the ordinary course of business.",
+         "ordinary_course_debt", False),
+        ("The payments followed the pattern of the parties' prior dealings.",
+         "ordinary_course_payment", True),
+        ("Paid to Ellen, the wife of the Village's elected mayor. Is Ms. Marsh an insider?",
+         "relationship", "relative_of_elected_official"),
+    ],
+)
+def test_phrasings_of_check54_to_check57(question: str, name: str, value: object) -> None:
+    assert parse(question).fact_values().get(name) == value
+
+
+@pytest.mark.parametrize(
+    ("question", "absent"),
+    [
+        # a year before a noun is no amount; a question of what the phrase is; a title's
+        # period ends no sentence; the debtor's own lawyer's claim
+        ("We paid 2019 invoices in full.", "transfer_amount"),
+        ("Our expert is looking. What's normal in the industry for a catch-up payment?",
+         "ordinary_business_terms"),
+        ("The record is silent. Is Ms. Ortega an insider of the debtor?", "creditor_is_insider"),
+        ("The company's lawyer says Pete is an insider. Is he?", "creditor_is_insider"),
+    ],
+)
+def test_what_check54_to_check57_left_open(question: str, absent: str) -> None:
+    assert absent not in parse(question).fact_values()
+
+
+@pytest.mark.parametrize(("question", "yes_no"), [
+    ("they filed on may 1 2012. was that enough people and money to file", True),
+    ("he owes like 20 other people too. can they", True),
+    ("I filed chapter 7 last year", False),
+    ("They filed. I need to know the rules.", False),
+])
+def test_a_yes_no_question_typed_without_its_mark(question: str, yes_no: bool) -> None:
+    assert asks_yes_no(question) is yes_no
