@@ -94,7 +94,9 @@ _REPORTED_LAW = re.compile(
 )
 # "does it need three petitioning creditors?": the rule's number, not a fact
 _RULE_LEAD = re.compile(r"\b(?:need|needs|require|requires|required|must\s+(?:have|be))\s+$", re.I)
-_BOUND_AFTER = re.compile(r"\s*(?:or\s+(?:more|less|fewer|greater|over|under|longer|so)|\+)", re.I)
+# (a "+" before another number adds: "$10,000 + $6,000")
+_BOUND_AFTER = re.compile(r"\s*(?:or\s+(?:more|less|fewer|greater|over|under|longer|so)|"
+                          r"\+(?!\s*(?:US)?\$|\s*\d))", re.I)
 
 _WORD_NUM = NUM.replace(r"\d{1,3}(?:,\d{3})+|\d+|", "")  # {NUM} in words only
 _DIGIT_WORD = r"(?:one|two|three|four|five|six|seven|eight|nine)"
@@ -124,6 +126,9 @@ AMOUNT_RE = re.compile(
     rf"|(?<![\w$-])(?P<words>{_WORD_NUM})(?:(?:\s+(?P<mult3>thousand|million|billion)"
     rf"(?:,?\s+(?:and\s+)?(?P<rest>{_WORD_NUM}))?)?[\s-]+(?:dollars?|bucks)|"
     r"\s+(?P<grand>grand))\b"
+    # "about 285 thousand": digits and a multiplier, unless a counted noun follows
+    r"|(?<![\w$.,])(?P<num8>\d{1,3})(?P<dec8>\.\d{1,2})?\s+(?P<mult8>thousand|million|billion)\b"
+    r"(?!\s+(?:dollars?|bucks|USD)\b)(?!\s+(?:[\w-]+\s+)?" + _COUNTED + r")"
     # "8.5k", "18.6K", "12 grand" without a dollar sign (not "401k")
     r"|(?<![\w$.,])(?!401k)(?P<num4>\d{1,3})(?P<dec4>\.\d{1,2})?(?P<mult4>k|\s+grand)\b"
     # "owes six hundred thousand unsecured", "one and a half million secured": thousands in
@@ -135,7 +140,7 @@ AMOUNT_RE = re.compile(
     r"(?!\s+(?:[\w-]+\s+)?" + _COUNTED + r")"
     # "the electrician twenty-five hundred", "fifty-five hundred": eleven to ninety-nine
     # hundred in words is money too, unless a counted noun follows
-    rf"|(?<![\w$-])(?P<hundreds>{_HUNDREDS})\b(?![\s-]+(?:and\s+)?(?:{_WORD_NUM}|thousand|"
+    rf"|(?<![\w$-])(?P<hundreds>{_HUNDREDS})\b(?![\s-]+(?:and\s+)?(?:(?:{_WORD_NUM})\b|thousand|"
     r"million))(?!\s+(?:[\w-]+\s+)?" + _COUNTED + r")"
     # "we got paid 9,100 on an old invoice", "paid us 12,500", "they owe her about 4000": a
     # number of three digits or more after a verb of money
@@ -173,7 +178,8 @@ _BACK_REFERENCE = re.compile(r"\b(?:them|they|those|these|it)\b", re.I)
 # payment"
 _RESTATED = re.compile(r"\b(?:the|that|this|those|these|same)\s+$", re.I)
 # an amount a list's total follows: "$3,500 and $4,500, $8,000 total"
-_TOTAL_AFTER = re.compile(r"\s*(?:total\b|in\s+(?:total|all)\b|altogether\b|combined\b)", re.I)
+_TOTAL_AFTER = re.compile(r"\s*(?:total\b|in\s+(?:total|all|the\s+aggregate)\b|altogether\b|"
+                          r"combined\b)", re.I)
 # (each amount may have a parenthesis: "$9,800 (the bank), $8,500 (the linen service) and ...")
 _LIST_JOIN = re.compile(
     r"(?:\s*\([^()]{0,60}\))?(?:\s*,\s*(?:and\s+)?|\s+(?:and|plus)\s+|\s*\+\s*)", re.I)
@@ -203,14 +209,15 @@ _ANCHOR = (
     r"(?:\s+down)?|went\s+under|ceased\s+operations)\b|"
     r"that\b|then\b))"
 )
-_UNITS = r"(?P<unit>days?|weeks?|months?|years?)"
+# ("40d pre-pet.": a "d" right after the number is days)
+_UNITS = r"(?P<unit>days?|weeks?|months?|years?|(?<=\d)d\b)"
 # "ten weeks (70 days) before", "a month before (30 days)": the days in parentheses are exact
 _EXACT_DAYS = (r"(?:\s*(?:\(|[—–]|--)\s*(?:exactly\s+|about\s+|roughly\s+|around\s+|"
                r"approximately\s+|i\.e\.,?\s+)?(?P<{}>\d+)"
                r"\s+days?\s*(?:\)|[—–]|--))?")
 DURATION_RE = re.compile(
     # (not the rest of a sum: "a year minus one day before I filed")
-    rf"(?<!\bminus\s)(?<!\bplus\s)\b(?P<n>{NUM})(?P<half>\s+and\s+a\s+half)?[\s-]+{_UNITS}"
+    rf"(?<!\bminus\s)(?<!\bplus\s)\b(?P<n>{NUM})(?P<half>\s+and\s+a\s+half)?(?:[\s-]+|(?=d\b)){_UNITS}"
     + _EXACT_DAYS.format("x1") +
     r"\s+(?:(?:(?:right|just|immediately)\s+)?(?:before|prior\s+to|preceding|ahead\s+of)\s+"
     + _ANCHOR +
@@ -242,7 +249,7 @@ DURATION_RE = re.compile(
     r"(?P<unit4>days?|weeks?|months?)\b",
     re.I,
 )
-_UNIT_DAYS = {"day": 1, "week": 7, "month": 30, "year": 365}
+_UNIT_DAYS = {"day": 1, "d": 1, "week": 7, "month": 30, "year": 365}
 # DURATION_RE's (count, unit) groups, one pair per alternative (no count: one unit)
 _DURATION_GROUPS = (("n", "unit"), ("n2", "unit2"), ("n3", "unit3"), ("n4", "unit4"),
                     (None, "unit1"), (None, "unit5"))
@@ -793,12 +800,14 @@ def _one_value_each(found: list[QueryFact]) -> tuple[list[QueryFact], list[str]]
 def _amount_lists(q: str, amounts: list[re.Match[str]]) -> list[list[re.Match[str]]]:
     """The amounts in order, those of a list ("$400, $400 and $350") in one group: a fact the
     words around the list give is their sum (a range, "between $5,000 and $9,000", is bounded).
-    An amount followed by "total" is the list's total, not one of it ("$3,500 and $4,500,
-    $8,000 total")."""
+    An amount followed by "total", or the sum of the list before it, is the list's total, not
+    one of it ("$3,500 and $4,500, $8,000 total"; "$9,000, $5,500 and $4,000, $18,500")."""
     groups: list[list[re.Match[str]]] = []
     for m in amounts:
         if (groups and _LIST_JOIN.fullmatch(q, groups[-1][-1].end(), m.start())
-                and not _TOTAL_AFTER.match(q, m.end())):
+                and not _TOTAL_AFTER.match(q, m.end())
+                and not (len(groups[-1]) > 1 and amount_value(m)
+                         == _sum(amount_value(g) for g in groups[-1]))):
             groups[-1].append(m)
         else:
             groups.append([m])
@@ -957,6 +966,8 @@ def amount_value(m: re.Match[str]) -> int | float:
         num, dec, mult = m["num4"], m["dec4"], m["mult4"]
     elif m["num5"]:
         num, dec, mult = m["num5"], m["dec5"], None
+    elif m["num8"]:
+        num, dec, mult = m["num8"], m["dec8"], m["mult8"]
     elif m["num7"]:
         num, dec, mult = m["num7"], None, None
     elif m["hundreds"]:

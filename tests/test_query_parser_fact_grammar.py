@@ -1546,3 +1546,60 @@ def test_what_check54_to_check57_left_open(question: str, absent: str) -> None:
 ])
 def test_a_yes_no_question_typed_without_its_mark(question: str, yes_no: bool) -> None:
     assert asks_yes_no(question) is yes_no
+
+
+@pytest.mark.parametrize(
+    ("question", "name", "value"),
+    [
+        # exam shorthand: "40d pre-pet."
+        ("Pet. 8/8/11. Pmt to supplier $5,800, 40d pre-pet.", "days_before_filing", 40),
+        ("Pet. 8/8/11. Pmt to supplier $5,800, 40d pre-pet.", "transfer_amount", 5800),
+        # a list's last amount that is the sum of the others; "+" adds; a claim after "C2:"
+        ("Involuntary. Claims are $9,000, $5,500 and $4,000, $18,500 in the aggregate.",
+         "unsecured_claims_total", 18500),
+        ("Involuntary. Claims: $10,000 + $6,000 + $5,049 = $21,049.", "unsecured_claims_total",
+         21049),
+        ("Invol. pet. by C1, C2, C3. C1: $5k claim; C2: $4k; C3: $3k, secured by a lien on "
+         "equipment worth $2k.", "unsecured_claims_total", 10000),
+        ("Involuntary. They owe my shop $8,000, they owe Mike's Tire sixty-five hundred and "
+         "they owe Eastside Glass $7.2k.", "unsecured_claims_total", 21700),
+        ("A plaintiff owed an undisputed, unsecured $19,000 filed an involuntary chapter 7.",
+         "unsecured_claims_total", 19000),
+        ("Involuntary filed by us and one other vendor.", "petitioning_creditors", 2),
+        ("Involuntary petition. The schedules show 9 claim holders total.", "creditor_count",
+         9),
+        # chapter 13 and wages
+        ("For chapter 13: the mortgage and truck loan together are about 285 thousand.",
+         "secured_debts", 285000),
+        ("Chapter 13? He's not a stock or commodity broker.",
+         "debtor_stockbroker_or_commodity_broker", False),
+        ("Chapter 13? He's not a broker of any kind.",
+         "debtor_stockbroker_or_commodity_broker", False),
+        ("The factory filed March 1, 2005. They owe me for my work that I did until "
+         "November 1, 2004.", "wages_earned_date", date(2004, 11, 1)),
+        # insiders and ordinary course
+        ("The town filed chapter 9. The creditor is the wife of a sitting town council member "
+         "(elected).", "relationship", "relative_of_elected_official"),
+        ("There is no insider relationship of any kind.", "creditor_is_insider", False),
+        ("That settlement was definitely not an ordinary course debt for us.",
+         "ordinary_course_debt", False),
+        ("The payment came only after our default notice and demand letter.",
+         "ordinary_course_payment", False),
+        ("Before that they always paid in 30 days, but after the lawsuit they paid everything.",
+         "ordinary_course_payment", False),
+        ("Every check came on the 1st like it always had.", "ordinary_course_payment", True),
+        ("Rent paid on the 1st is totally standard in the dental world.",
+         "ordinary_business_terms", True),
+        ("Nobody waits 8 months, so it is not normal terms in the industry.",
+         "ordinary_business_terms", False),
+    ],
+)
+def test_phrasings_of_check58_to_check61(question: str, name: str, value: object) -> None:
+    assert parse(question).fact_values().get(name) == value
+
+
+def test_a_plus_before_a_number_adds_and_after_it_bounds() -> None:
+    assert parse("The debtor has 30+ creditors; involuntary.").fact_values()[
+        "holders_fewer_than_12"] is False
+    assert "unsecured_claims_total" not in parse(
+        "Involuntary petition. He owes me $5,000+ unsecured.").fact_values()
