@@ -332,7 +332,7 @@ _WHETHER_LEAD = re.compile(r"\b(?:whether|(?:looked\s+(?:into|at)|checked|know|f
                            r"(?:information|evidence|proof|data|numbers|figures)(?:\s+yet)?\s+(?:on|about|as\s+to))"
                            r"\s+what|"
                            r"(?:not\s+sure|unsure|wondering|knows?(?:\s+yet)?|no\s+idea|"
-                           r"(?:can['’]?t|cannot|could(?:n['’]t|\s+not))\s+tell|"
+                           r"(?:can['’]?t|cannot|could(?:n['’]t|\s+not))\s+(?:tell|say)|"
                            r"ask(?:s|ed|ing)?(?:\s+(?:me|us|him|her|them))?)\s+if|"
                            r"(?:says|said)\s+nothing\s+about|(?:does|did)(?:n['’]t|\s+not)\s+"
                            r"(?:say|mention)\s+anything\s+about|"
@@ -373,8 +373,9 @@ _CONTENTION_LEAD = re.compile((
 )
 # a number offered as one of two: "could be last winter or two years ago"
 _EITHER_LEAD = re.compile(r"\b(?:could|might|may)\s+(?:have\s+)?be(?:en)?\b[^,;:.?]{0,40}\bor\s+$"
-                          # "could've been last month, could've been two years ago"
-                          r"|\b(?:could|might|may)(?:\s+have|['’]ve)\s+been\s+(?:about\s+|around\s+)?$",
+                          # "could've been last month, could've been two years ago", "could be
+                          # last month, could be two years ago"
+                          r"|\b(?:could|might|may)(?:\s+have|['’]ve)?\s+be(?:en)?\s+(?:about\s+|around\s+)?$",
                           re.I)
 # a copula in a "whether" lead: the value is its complement ("whether he was an officer"), not
 # its subject ("whether the CFO counts as an insider")

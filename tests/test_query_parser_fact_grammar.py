@@ -1603,3 +1603,46 @@ def test_a_plus_before_a_number_adds_and_after_it_bounds() -> None:
         "holders_fewer_than_12"] is False
     assert "unsecured_claims_total" not in parse(
         "Involuntary petition. He owes me $5,000+ unsecured.").fact_values()
+
+
+@pytest.mark.parametrize(
+    ("question", "name", "value"),
+    [
+        ("Involuntary: my rental yard ($9,200), a concrete supplier ($7,400) and a fuel vendor "
+         "($5,100) filed.", "unsecured_claims_total", 21700),
+        ("Involuntary: three vendors, combined unsecured claims $15,000 ($5,000 each).",
+         "unsecured_claims_total", 15000),
+        ("Involuntary petition. He owes like 20+ other vendors too.", "holders_fewer_than_12",
+         False),
+        ("Filed ch 7. Most of what I owe is personal - credit cards, hospital bills.",
+         "debtor_consumer_debts", True),
+        ("Chapter 13? I have had literally zero income since May.", "debtor_regular_income",
+         False),
+        ("Chapter 13. Unsecured debts, all fixed amounts, nothing contingent: $410,000.",
+         "noncontingent_unsecured_debts", 410000),
+        ("Chapter 13. My only secured debt is the car loan, $14,500.", "secured_debts", 14500),
+        ("He charged a luxury spa package, $700, to the resort's card.", "luxury_goods_amount",
+         700),
+        ("The card was fully collateralized, so we'd have been paid in full in a 7 anyway.",
+         "creditor_receives_more", False),
+    ],
+)
+def test_phrasings_of_check62_to_check65(question: str, name: str, value: object) -> None:
+    assert parse(question).fact_values().get(name) == value
+
+
+@pytest.mark.parametrize(
+    ("question", "absent"),
+    [
+        ("Three of us want an involuntary. We're owed $9,000. I do not know how much the two "
+         "ambulance companies are owed.", "unsecured_claims_total"),
+        ("Involuntary: us ($9k), a tire shop ($6.5k), and a fuel company whose balance we don't "
+         "know yet.", "unsecured_claims_total"),
+        ("The employer filed 5/5/2026. He doesn't know when the commissions were earned, could "
+         "be last month, could be two years ago.", "days_wages_earned_before_filing"),
+        ("We can't say if they'd have been paid in full in a ch 7 anyway.",
+         "creditor_receives_more"),
+    ],
+)
+def test_what_check62_to_check65_left_open(question: str, absent: str) -> None:
+    assert absent not in parse(question).fact_values()
