@@ -32,7 +32,7 @@ from scipy import sparse
 from sklearn.feature_extraction.text import CountVectorizer, TfidfVectorizer
 from sklearn.linear_model import LogisticRegression
 from structfirst.engine.query_dates import Span
-from structfirst.engine.query_facts import AMOUNT_RE, QueryFact, amount_value
+from structfirst.engine.query_facts import QueryFact, amount_value, find_amounts
 from structfirst.engine.query_parser import ParsedQuery
 from structfirst.rules.fact_schema import FactType, Vocabulary
 
@@ -86,7 +86,7 @@ def mentions(parsed: ParsedQuery) -> list[Mention]:
         return not any(span[0] < b and a < span[1] for a, b in taken)
 
     found = [Mention("amount", amount_value(m), m.span())
-             for m in AMOUNT_RE.finditer(parsed.question) if free(m.span())]
+             for m in find_amounts(parsed.question) if free(m.span())]
     found += [Mention("date", d.value, d.span) for d in parsed.dates
               if d.exact and d.granularity == "day" and free(d.span)]
     return sorted(found, key=lambda m: m.span)

@@ -103,11 +103,11 @@ _DIGIT_WORD = r"(?:one|two|three|four|five|six|seven|eight|nine)"
 # eleven to ninety-nine hundred in words ("twenty-five hundred"), not "a/one/two hundred"
 _HUNDREDS = (r"(?:eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen|"
              r"(?:twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety)"
-             r"(?:[\s-](?:one|two|three|four|five|six|seven|eight|nine))?)[\s-]hundred")
-# verbs after which a number in thousands is money ("paid 9,100", "paid us 12,500")
+             r"(?:[\s-]" + _DIGIT_WORD + r")?)[\s-]hundred")
+# verbs after which a bare number is money ("paid 9,100", "paid us 12,500")
 _MONEY_VERBS = ("paid", "owed", "owes", "owe", "lent", "loaned", "charged", "spent", "repaid",
                 "took", "borrowed", "wired")
-# words after which a number in thousands is money ("claims are 6,000, 6,400 and 5,500"), and
+# words after which a bare number is money ("claims are 6,000, 6,400 and 5,500"), and
 # the joins after which the next number of such a list is
 _MONEY_LEADS = (r"claims\sare\s", r"claims\sof\s", r"claims:\s", r"claim\sis\s", r"claim\sof\s",
                 r"\d,\d{3},\s", r"\d,\d{3}\sand\s", r"\d,\d{3},\sand\s")
@@ -142,24 +142,30 @@ AMOUNT_RE = re.compile(
     # hundred in words is money too, unless a counted noun follows
     rf"|(?<![\w$-])(?P<hundreds>{_HUNDREDS})\b(?![\s-]+(?:and\s+)?(?:(?:{_WORD_NUM})\b|thousand|"
     r"million))(?!\s+(?:[\w-]+\s+)?" + _COUNTED + r")"
-    # "we got paid 9,100 on an old invoice", "paid us 12,500", "they owe her about 4000": a
-    # number of three digits or more after a verb of money
-    r"|(?:" + "|".join([rf"(?<=\b{verb}\s{whom}{approx})" for verb in _MONEY_VERBS
-                        for whom in ("", "us\\s", "me\\s", "him\\s", "her\\s", "them\\s")
-                        for approx in ("", "about\\s", "like\\s", "around\\s")]
-                       + [rf"(?<={lead})" for lead in _MONEY_LEADS])
-    # (not a year that names a noun: "paid 2019 invoices")
-    + r")(?P<num5>\d{1,3}(?:,\d{3})+|(?!(?:19|20)\d\d\s+(?!(?:for|in|on|to|and|of|from|"
-    r"back|but|so|which|because|before|after|when|at|dollars|bucks|cash)\b)[a-z])[1-9]\d{2,6})"
-    r"(?P<dec5>\.\d{2})?\b(?![/-]\d)"
-    r"(?!\s*(?:%|percent\b))(?!\s+(?:[\w-]+\s+)?" + _COUNTED + r")"
     # "1300 in cash advances", "a 6000 payment": a number of three digits or more that the
     # words after it make money (not a year)
     r"|(?<![\w$.,/-])(?!(?:19|20)\d\d\b)(?P<num7>[1-9]\d{2,6})\b(?=\s+in\s+(?:cash\s+advances?|"
     r"(?:back|unpaid)\s+(?:wages|pay)|wages|salary|commissions?)\b|\s+(?:payment|transfer|"
-    r"repayment|loan|check|cash\s+advance)s?\b)",
+    r"repayment|loan|check|cash\s+advance)s?\b)"
+    # a bare number of three digits or more: money only after the words `_MONEY_BEFORE`
+    # (`find_amounts` keeps it then), never a year that names a noun ("paid 2019 invoices")
+    r"|(?<![\w$.,/-])(?P<num5>\d{1,3}(?:,\d{3})+|(?!(?:19|20)\d\d\s+(?!(?:for|in|on|to|and|of|"
+    r"from|back|but|so|which|because|before|after|when|at|dollars|bucks|cash)\b)[a-z])"
+    r"[1-9]\d{2,6})(?P<dec5>\.\d{2})?\b(?![/-]\d)"
+    r"(?!\s*(?:%|percent\b))(?!\s+(?:[\w-]+\s+)?" + _COUNTED + r")",
     re.I,
 )
+# the words right before a bare number that make it money: "we got paid 9,100 on an old
+# invoice", "paid us 12,500", "they owe her about 4000", "claims are 6,000, 6,400 and 5,500"
+_MONEY_BEFORE = re.compile(
+    r"(?:\b(?:" + "|".join(_MONEY_VERBS) + r")\s(?:(?:us|me|him|her|them)\s)?"
+    r"(?:(?:about|like|around)\s)?|" + "|".join(_MONEY_LEADS) + r")$", re.I)
+
+
+def find_amounts(q: str) -> list[re.Match[str]]:
+    """The amounts of `q` (`AMOUNT_RE`), a bare number only where `_MONEY_BEFORE` precedes it."""
+    return [m for m in AMOUNT_RE.finditer(q)
+            if not m["num5"] or _MONEY_BEFORE.search(q, max(0, m.start() - 40), m.start())]
 # where an amount may start: the words before an amount reach it ("wages of thirteen ...";
 # not its "five hundred dollars" after "eight thousand", nor a date's "1/4/21")
 _AMOUNT_START = (r"(?=\$|US\$|USD|(?<![\w$.,])\d(?!\d*[/-]\d)|(?<![\w$-])(?<!thousand\s)"
@@ -577,7 +583,7 @@ class FactReader:
             found.append(QueryFact(spec.name, value, spec.type.value, span, q[span[0]:span[1]],
                                    spec.unit, **kw))
 
-        every_amount = list(AMOUNT_RE.finditer(q))
+        every_amount = find_amounts(q)
         amount_ends = {m.end() for m in every_amount}
         amounts = [m for m in every_amount if not bounded(m.span())
                    and hedged(m.span()) is not None and not alternative(m.span())]

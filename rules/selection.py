@@ -34,18 +34,15 @@ _STOP = {"the", "and", "for", "can", "this", "that", "under", "with", "what", "d
 # the question a verdict answers: one that starts with an auxiliary ("Is the son an insider?",
 # "Can she file alone?") or a phrase of a few words ("Insider status?", "Chapter 13?",
 # "Protected by the (c)(9) threshold?")
+_AUXILIARY = (r"(?:is|was|are|were|would|could|can|does|do|did|will|should|has|have|had|may|"
+              r"might|must)")
 _YES_NO = re.compile(
-    r"(?:^|[.!?;:]\s+|\n)(?P<ask>(?:(?:is|was|are|were|am|would|could|can|does|do|did|will|"
-    r"should|has|have|had|may|might|must)\b[^!?;]*|"
+    r"(?:^|[.!?;:]\s+|\n)(?P<ask>(?:(?:am|" + _AUXILIARY + r")\b[^!?;]*|"
     r"(?!(?:what|who|whom|whose|which|how|when|where|why)\b)(?:[\w'’$.,%()-]+\s*){1,5}))\?\s*$",
     re.I)
-
-
 # typed without a question mark, a last sentence that starts with an auxiliary ("... to file.
 # was that enough people and money to file", "can they")
-_YES_NO_UNMARKED = re.compile(
-    r"(?:^|[.!?;:]\s+|\n)(?:is|was|are|were|would|could|can|does|do|did|will|should|has|have|"
-    r"had|may|might|must)\b[^.!?;:\n]*$", re.I)
+_YES_NO_UNMARKED = re.compile(r"(?:^|[.!?;:]\s+|\n)" + _AUXILIARY + r"\b[^.!?;:\n]*$", re.I)
 
 
 def asks_yes_no(question: str) -> bool:

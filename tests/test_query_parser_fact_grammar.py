@@ -1346,9 +1346,11 @@ def test_what_check46_to_check49_left_open(question: str, absent: str) -> None:
     assert absent not in parse(question).fact_values()
 
 
+
 @pytest.mark.parametrize(
     ("question", "name", "value"),
     [
+        # check50 to check53
         # the asker and others who file; rough creditor counts
         ("Me and two other roofers filed an involuntary petition against the builder.",
          "petitioning_creditors", 3),
@@ -1426,39 +1428,7 @@ def test_what_check46_to_check49_left_open(question: str, absent: str) -> None:
         # the rest of a sum is no duration: the two dates give it
         ("I filed August 9, 2022 and repaid my aunt on August 10, 2021, a year minus one day "
          "before I filed.", "days_before_filing", 364),
-    ],
-)
-def test_phrasings_of_check50_to_check53(question: str, name: str, value: object) -> None:
-    assert parse(question).fact_values().get(name) == value
-
-
-@pytest.mark.parametrize(
-    ("question", "absent"),
-    [
-        # a part nobody knows yet; a link nobody has found; an unknown tie; a relative only
-        # compared with
-        ("Three of us want an involuntary; mine is 9k, the other 2 guys wont tell me their "
-         "numbers.", "unsecured_claims_total"),
-        ("Involuntary petition: Client A $7,000; Client B amount still being reconciled.",
-         "unsecured_claims_total"),
-        ("We can't find out whether it has any link to the debtor, its officers or its "
-         "owners. Insider?", "relationship"),
-        ("We have no employment info and can't tell if he has any regular income.",
-         "debtor_regular_income"),
-        ("She runs a bakery in her own name (no LLC).", "debtor_kind"),
-        ("Involuntary petition (us $50k, Summit Aggregate $50k)", "creditor_count"),
-        # a yes/no question after a parenthesis
-        ("I filed chapter 7. (My niece works at the bank, but that's all.) Is the bank an "
-         "insider?", "creditor_is_insider"),
-    ],
-)
-def test_what_check50_to_check53_left_open(question: str, absent: str) -> None:
-    assert absent not in parse(question).fact_values()
-
-
-@pytest.mark.parametrize(
-    ("question", "name", "value"),
-    [
+        # check54 to check57
         # one creditor alone, and the value of a lien taken off its claim
         ("My old landlord filed an involuntary against me all by himself.",
          "petitioning_creditors", 1),
@@ -1516,41 +1486,7 @@ def test_what_check50_to_check53_left_open(question: str, absent: str) -> None:
          "ordinary_course_payment", True),
         ("Paid to Ellen, the wife of the Village's elected mayor. Is Ms. Marsh an insider?",
          "relationship", "relative_of_elected_official"),
-    ],
-)
-def test_phrasings_of_check54_to_check57(question: str, name: str, value: object) -> None:
-    assert parse(question).fact_values().get(name) == value
-
-
-@pytest.mark.parametrize(
-    ("question", "absent"),
-    [
-        # a year before a noun is no amount; a question of what the phrase is; a title's
-        # period ends no sentence; the debtor's own lawyer's claim
-        ("We paid 2019 invoices in full.", "transfer_amount"),
-        ("Our expert is looking. What's normal in the industry for a catch-up payment?",
-         "ordinary_business_terms"),
-        ("The record is silent. Is Ms. Ortega an insider of the debtor?", "creditor_is_insider"),
-        ("The company's lawyer says Pete is an insider. Is he?", "creditor_is_insider"),
-    ],
-)
-def test_what_check54_to_check57_left_open(question: str, absent: str) -> None:
-    assert absent not in parse(question).fact_values()
-
-
-@pytest.mark.parametrize(("question", "yes_no"), [
-    ("they filed on may 1 2012. was that enough people and money to file", True),
-    ("he owes like 20 other people too. can they", True),
-    ("I filed chapter 7 last year", False),
-    ("They filed. I need to know the rules.", False),
-])
-def test_a_yes_no_question_typed_without_its_mark(question: str, yes_no: bool) -> None:
-    assert asks_yes_no(question) is yes_no
-
-
-@pytest.mark.parametrize(
-    ("question", "name", "value"),
-    [
+        # check58 to check61
         # exam shorthand: "40d pre-pet."
         ("Pet. 8/8/11. Pmt to supplier $5,800, 40d pre-pet.", "days_before_filing", 40),
         ("Pet. 8/8/11. Pmt to supplier $5,800, 40d pre-pet.", "transfer_amount", 5800),
@@ -1592,22 +1528,7 @@ def test_a_yes_no_question_typed_without_its_mark(question: str, yes_no: bool) -
          "ordinary_business_terms", True),
         ("Nobody waits 8 months, so it is not normal terms in the industry.",
          "ordinary_business_terms", False),
-    ],
-)
-def test_phrasings_of_check58_to_check61(question: str, name: str, value: object) -> None:
-    assert parse(question).fact_values().get(name) == value
-
-
-def test_a_plus_before_a_number_adds_and_after_it_bounds() -> None:
-    assert parse("The debtor has 30+ creditors; involuntary.").fact_values()[
-        "holders_fewer_than_12"] is False
-    assert "unsecured_claims_total" not in parse(
-        "Involuntary petition. He owes me $5,000+ unsecured.").fact_values()
-
-
-@pytest.mark.parametrize(
-    ("question", "name", "value"),
-    [
+        # check62 to check65
         ("Involuntary: my rental yard ($9,200), a concrete supplier ($7,400) and a fuel vendor "
          "($5,100) filed.", "unsecured_claims_total", 21700),
         ("Involuntary: three vendors, combined unsecured claims $15,000 ($5,000 each).",
@@ -1627,13 +1548,38 @@ def test_a_plus_before_a_number_adds_and_after_it_bounds() -> None:
          "creditor_receives_more", False),
     ],
 )
-def test_phrasings_of_check62_to_check65(question: str, name: str, value: object) -> None:
+def test_phrasings_of_check50_to_check65(question: str, name: str, value: object) -> None:
     assert parse(question).fact_values().get(name) == value
 
 
 @pytest.mark.parametrize(
     ("question", "absent"),
     [
+        # check50 to check53
+        # a part nobody knows yet; a link nobody has found; an unknown tie; a relative only
+        # compared with
+        ("Three of us want an involuntary; mine is 9k, the other 2 guys wont tell me their "
+         "numbers.", "unsecured_claims_total"),
+        ("Involuntary petition: Client A $7,000; Client B amount still being reconciled.",
+         "unsecured_claims_total"),
+        ("We can't find out whether it has any link to the debtor, its officers or its "
+         "owners. Insider?", "relationship"),
+        ("We have no employment info and can't tell if he has any regular income.",
+         "debtor_regular_income"),
+        ("She runs a bakery in her own name (no LLC).", "debtor_kind"),
+        ("Involuntary petition (us $50k, Summit Aggregate $50k)", "creditor_count"),
+        # a yes/no question after a parenthesis
+        ("I filed chapter 7. (My niece works at the bank, but that's all.) Is the bank an "
+         "insider?", "creditor_is_insider"),
+        # check54 to check57
+        # a year before a noun is no amount; a question of what the phrase is; a title's
+        # period ends no sentence; the debtor's own lawyer's claim
+        ("We paid 2019 invoices in full.", "transfer_amount"),
+        ("Our expert is looking. What's normal in the industry for a catch-up payment?",
+         "ordinary_business_terms"),
+        ("The record is silent. Is Ms. Ortega an insider of the debtor?", "creditor_is_insider"),
+        ("The company's lawyer says Pete is an insider. Is he?", "creditor_is_insider"),
+        # check62 to check65
         ("Three of us want an involuntary. We're owed $9,000. I do not know how much the two "
          "ambulance companies are owed.", "unsecured_claims_total"),
         ("Involuntary: us ($9k), a tire shop ($6.5k), and a fuel company whose balance we don't "
@@ -1644,5 +1590,22 @@ def test_phrasings_of_check62_to_check65(question: str, name: str, value: object
          "creditor_receives_more"),
     ],
 )
-def test_what_check62_to_check65_left_open(question: str, absent: str) -> None:
+def test_what_check50_to_check65_left_open(question: str, absent: str) -> None:
     assert absent not in parse(question).fact_values()
+
+
+@pytest.mark.parametrize(("question", "yes_no"), [
+    ("they filed on may 1 2012. was that enough people and money to file", True),
+    ("he owes like 20 other people too. can they", True),
+    ("I filed chapter 7 last year", False),
+    ("They filed. I need to know the rules.", False),
+])
+def test_a_yes_no_question_typed_without_its_mark(question: str, yes_no: bool) -> None:
+    assert asks_yes_no(question) is yes_no
+
+
+def test_a_plus_before_a_number_adds_and_after_it_bounds() -> None:
+    assert parse("The debtor has 30+ creditors; involuntary.").fact_values()[
+        "holders_fewer_than_12"] is False
+    assert "unsecured_claims_total" not in parse(
+        "Involuntary petition. He owes me $5,000+ unsecured.").fact_values()
