@@ -184,7 +184,9 @@ _TRANSFER_AFTER = re.compile(
     r"(?P<kw>paid|repaid|transferred|wired|sent|made|caught\s+up)\b", re.I
 )
 _NOW_LEAD = re.compile(r"\b(?:as\s+of|right)\s+$", re.I)
-_CLAUSE_BREAK = re.compile(r"[?!;]|\.(?=\s+[A-Z])|\n")
+# a period after a number ends a clause before a lower-case word too ("filed oct 6 2025. on
+# july 6 2025 he bought ...")
+_CLAUSE_BREAK = re.compile(r"[?!;]|\.(?=\s+[A-Z])|(?<=\d)\.(?=\s+[a-z])|\n")
 _CUE_WINDOW = 90
 
 

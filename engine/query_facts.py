@@ -328,16 +328,17 @@ _WH_LEAD = re.compile(r"\s*(?:what|which)(?:['’]s|\s+is|\s+are|\s+was|\s+were)
 # a value only compared with: "is she an insider like a relative would be?"
 _LIKENED = re.compile(r"\blike\s+(?:an?|the)\s+$", re.I)
 _LIKENED_TAIL = re.compile(r"\s+(?:would|does|do|is|was|might|could|will)\b", re.I)
-# a question of one phrase: "Insider?", "Insider or not?"
-_FRAGMENT_TAIL = re.compile(r"\s*(?:,?\s*or\s+not)?\s*\?", re.I)
+# a question of one phrase: "Insider?", "Insider or not?", "Insider under 101(31)?"
+_FRAGMENT_TAIL = re.compile(r"(?:\s+(?:under|per)\s+(?:§+\s*)?(?:the\s+code|[\w.]+(?:\([\w]+\))*))?"
+                            r"\s*(?:,?\s*or\s+not)?\s*\?", re.I)
 # a statement left open: "I haven't figured out whether her debts are mostly consumer or ...",
 # "we haven't looked into what's standard in the industry", "not sure if that counts as
 # regular income", "whether R. Delgado is an insider", "says nothing about how it paid"
 _WHETHER_LEAD = re.compile(r"\b(?:whether|(?:looked\s+(?:into|at)|checked|know|figured\s+out|"
-                           r"f(?:ou|i)nd\s+out|sure\s+(?:of|about)|no\s+idea(?:\s+yet)?|"
+                           r"f(?:ou|i)nd\s+out|sure\s+(?:of|about)|no\s+(?:idea|clue)(?:\s+yet)?|"
                            r"(?:information|evidence|proof|data|numbers|figures)(?:\s+yet)?\s+(?:on|about|as\s+to))"
                            r"\s+what|"
-                           r"(?:not\s+sure|unsure|wondering|knows?(?:\s+yet)?|no\s+idea|"
+                           r"(?:not\s+sure|unsure|wondering|knows?(?:\s+yet)?|no\s+(?:idea|clue)|"
                            r"(?:can['’]?t|cannot|could(?:n['’]t|\s+not))\s+(?:tell|say)|"
                            r"ask(?:s|ed|ing)?(?:\s+(?:me|us|him|her|them))?)\s+if|"
                            r"(?:says|said)\s+nothing\s+about|(?:does|did)(?:n['’]t|\s+not)\s+"

@@ -1546,9 +1546,28 @@ def test_what_check46_to_check49_left_open(question: str, absent: str) -> None:
          700),
         ("The card was fully collateralized, so we'd have been paid in full in a 7 anyway.",
          "creditor_receives_more", False),
+        # check66 to check69
+        ("dad filed oct 6 2025. on july 6 2025 he bought a $1,150 tv for himself.",
+         "filing_date", date(2025, 10, 6)),
+        ("The payment came after they threatened to sue, nowhere near normal industry terms.",
+         "ordinary_business_terms", False),
+        ("Three petitioners, involuntary. Total undisputed unsecured is $20,900.",
+         "unsecured_claims_total", 20900),
+        ("i'm the only one filing an involuntary, for his unpaid wages - $15,000 undisputed "
+         "unsecured.", "unsecured_claims_total", 15000),
+        ("Invol. petition. Three petitioning creditors, combined noncontingent undisputed "
+         "unsecured claims exactly $21,050.", "unsecured_claims_total", 21050),
+        ("Involuntary. Our claims are undisputed, and the unsecured portion above any liens "
+         "adds up to exactly $21,050.", "unsecured_claims_total", 21050),
+        ("D, a partnership, filed 5/3/2010. Transfers to one creditor total $5,849.",
+         "transfer_amount", 5849),
+        ("Indiv. D filed 11/8/04. Luxury goods debt $1,300 to one creditor.",
+         "luxury_goods_amount", 1300),
+        ("Chapter 13. Unsecured about $48,000 and the mortgage (secured) is $210,000.",
+         "secured_debts", 210000),
     ],
 )
-def test_phrasings_of_check50_to_check65(question: str, name: str, value: object) -> None:
+def test_phrasings_of_check50_to_check69(question: str, name: str, value: object) -> None:
     assert parse(question).fact_values().get(name) == value
 
 
@@ -1588,9 +1607,14 @@ def test_phrasings_of_check50_to_check65(question: str, name: str, value: object
          "be last month, could be two years ago.", "days_wages_earned_before_filing"),
         ("We can't say if they'd have been paid in full in a ch 7 anyway.",
          "creditor_receives_more"),
+        # check66 to check69: "no clue what"; a one-phrase question with its citation
+        ("I have no clue what's standard in the printing industry for late pays.",
+         "ordinary_business_terms"),
+        ("A contractor with no ties to the city holds a claim. Insider under 101(31)?",
+         "creditor_is_insider"),
     ],
 )
-def test_what_check50_to_check65_left_open(question: str, absent: str) -> None:
+def test_what_check50_to_check69_left_open(question: str, absent: str) -> None:
     assert absent not in parse(question).fact_values()
 
 
