@@ -186,9 +186,12 @@ _RESTATED = re.compile(r"\b(?:the|that|this|those|these|same)\s+$", re.I)
 # an amount a list's total follows: "$3,500 and $4,500, $8,000 total"
 _TOTAL_AFTER = re.compile(r"\s*(?:total\b|in\s+(?:total|all|the\s+aggregate)\b|altogether\b|"
                           r"combined\b)", re.I)
-# (each amount may have a parenthesis: "$9,800 (the bank), $8,500 (the linen service) and ...")
+# (each amount may have a parenthesis, "$9,800 (the bank), $8,500 (the linen service) and ...",
+# or its day, "$800 on April 10 and $500 on April 28", "$800.00 on 08/01/2024 and ...")
 _LIST_JOIN = re.compile(
-    r"(?:\s*\([^()]{0,60}\))?(?:\s*,\s*(?:and\s+)?|\s+(?:and|plus)\s+|\s*\+\s*)", re.I)
+    r"(?:\s*\([^()]{0,60}\)|\s+on\s+(?:(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)"
+    r"[a-z]*\.?\s+\d{1,2}(?:st|nd|rd|th)?(?:,?\s+\d{4})?|\d{1,2}/\d{1,2}(?:/\d{2,4})?))?"
+    r"(?:\s*,\s*(?:and\s+)?|\s+(?:and|plus)\s+|\s*\+\s*)", re.I)
 _MULT = {"k": 1_000, "thousand": 1_000, "grand": 1_000, "m": 1_000_000, "mm": 1_000_000,
          "million": 1_000_000, "billion": 1_000_000_000, "bn": 1_000_000_000}
 
@@ -338,7 +341,7 @@ _WHETHER_LEAD = re.compile(r"\b(?:whether|(?:looked\s+(?:into|at)|checked|know|f
                            r"f(?:ou|i)nd\s+out|sure\s+(?:of|about)|no\s+(?:idea|clue)(?:\s+yet)?|"
                            r"(?:information|evidence|proof|data|numbers|figures)(?:\s+yet)?\s+(?:on|about|as\s+to))"
                            r"\s+what|"
-                           r"(?:not\s+sure|unsure|wondering|knows?(?:\s+yet)?|no\s+(?:idea|clue)|"
+                           r"(?:not\s+sure|unsure|wondering|idk|knows?(?:\s+yet)?|no\s+(?:idea|clue)|"
                            r"(?:can['’]?t|cannot|could(?:n['’]t|\s+not))\s+(?:tell|say)|"
                            r"ask(?:s|ed|ing)?(?:\s+(?:me|us|him|her|them))?)\s+if|"
                            r"(?:says|said)\s+nothing\s+about|(?:does|did)(?:n['’]t|\s+not)\s+"

@@ -1565,9 +1565,44 @@ def test_what_check46_to_check49_left_open(question: str, absent: str) -> None:
          "luxury_goods_amount", 1300),
         ("Chapter 13. Unsecured about $48,000 and the mortgage (secured) is $210,000.",
          "secured_debts", 210000),
+        # check70 to check73
+        ("She took two cash advances on her credit card, $800 on April 10 and $500 on April 28.",
+         "cash_advance_amount", 1300),
+        ("He took credit-card cash advances of $800.00 on 08/01/2024 and $450.00 on "
+         "08/20/2024.", "cash_advance_amount", 1250),
+        ("Chapter 13? i have 3 retainer clients so my income's actually pretty steady.",
+         "debtor_regular_income", True),
+        ("Chapter 13? no job for 8 months, no income at all rn.", "debtor_regular_income",
+         False),
+        ("Chapter 13. The mortgages on the three duplexes total about $1.1 million.",
+         "secured_debts", 1_100_000),
+        ("Chapter 13. The mortgages on my three duplexes add up to $1,260,000.",
+         "secured_debts", 1_260_000),
+        ("Involuntary, 3 of us. our claims together = $20,900, all unsecured.",
+         "unsecured_claims_total", 20900),
+        ("us + 2 other carriers planning involuntary vs broker Crestway.",
+         "petitioning_creditors", 3),
+        ("Involuntary, sole petitioner. The debtor's records show only 8 holders of claims.",
+         "creditor_count", 8),
+        ("Coldbrook, a corp, filed ch11 5/5/25. one payment to us, $8,600 on 3/12/25.",
+         "transfer_amount", 8600),
+        ("my old job filed ch7 11/1/2024. they still owe me 3k for the week of april 15 2024.",
+         "wages_earned_date", date(2024, 4, 15)),
+        ("Delgado Inc filed ch 7. The creditor is Maria Delgado, wife of Tom Delgado, the "
+         "company's president. Insider?",
+         "relationship", "relative_of_insider"),
+        ("The clinic filed. The lender is Carmen Ruiz; she's married to Dr. Luis Ruiz, who sits "
+         "on the clinic's board of directors. Insider?", "relationship", "relative_of_insider"),
+        ("pixelfarm inc filed ch 11. its creditor brightmark, which owns like 80% of pixelfarm's "
+         "voting stock (it's the parent co). is brightmark an insider?",
+         "relationship", "affiliate"),
+        ("my ex filed ch 13. one of his creditors is a guy he bought a boat from, total "
+         "stranger. is that guy an insider?", "relationship", "none"),
+        ("The implement business runs net 30, and 60 days ain't ordinary terms in the industry.",
+         "ordinary_business_terms", False),
     ],
 )
-def test_phrasings_of_check50_to_check69(question: str, name: str, value: object) -> None:
+def test_phrasings_of_check50_to_check73(question: str, name: str, value: object) -> None:
     assert parse(question).fact_values().get(name) == value
 
 
@@ -1612,9 +1647,24 @@ def test_phrasings_of_check50_to_check69(question: str, name: str, value: object
          "ordinary_business_terms"),
         ("A contractor with no ties to the city holds a claim. Insider under 101(31)?",
          "creditor_is_insider"),
+        # check70 to check73: parts nobody has sent; "the other two petitioners" are not the
+        # count, nor is "one of the petitioners"; "idk if"; the asker's lawyer friend
+        ("us + 2 others, involuntary. they owe us $6k. don't know yet what the other 2 are "
+         "owed.", "unsecured_claims_total"),
+        ("Involuntary. Our own claim is $9,412.60; the other two petitioners have not told us "
+         "their balances yet.", "unsecured_claims_total"),
+        ("We and two other vendors filed. The other two petitioners are suppliers.",
+         "relationship"),
+        ("Involuntary petition. One of the petitioners, Ansel Mills, is a supplier.",
+         "petitioning_creditors"),
+        ("idk if super late payments are normal in the design/marketing industry.",
+         "ordinary_business_terms"),
+        ("He paid me back in full. my lawyer friend says none of the 547(c) defenses fit.",
+         "relationship"),
+        ("Not sure my income is steady enough for chapter 13.", "debtor_regular_income"),
     ],
 )
-def test_what_check50_to_check69_left_open(question: str, absent: str) -> None:
+def test_what_check50_to_check73_left_open(question: str, absent: str) -> None:
     assert absent not in parse(question).fact_values()
 
 
