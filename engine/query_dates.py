@@ -93,7 +93,7 @@ DATE_RE = re.compile(  # every alternative starts a word: the lookahead skips ot
     rf"""
     (?=\b\w)(?:
     (?P<mdy>\b(?P<mdy_m>{_MON})\.?\s+(?P<mdy_d>\d{{1,2}}){_ORD},?\s+(?:of\s+)?
-        (?:(?P<mdy_y>\d{{4}})\b|\((?P<mdy_y2>\d{{4}})\)))
+        (?:(?P<mdy_y>\d{{4}})\b|\((?P<mdy_y2>\d{{4}})\)|['’](?P<mdy_yy>\d{{2}})\b))
   | (?P<my>\b(?P<my_m>{_MON})\.?,?\s+(?:of\s+)?(?P<my_y>\d{{4}})\b
         (?:\s*\((?:on\s+|around\s+|about\s+|roughly\s+|circa\s+)?(?:the\s+)?
               (?:(?P<my_m2>{_MON})\.?\s+)?(?P<my_d>\d{{1,2}}){_ORD}\)
@@ -231,6 +231,8 @@ def _year_of(m: re.Match[str], today: date) -> int | None:
         y = _full_year(int(m["num_y"]), today) if len(m["num_y"]) == 2 else int(m["num_y"])
     else:
         named = m["mdy_y"] or m["mdy_y2"] or m["my_y"] or m["dmy_y"] or m["iso_y"] or m["hol_y"]
+        if m["mdy_yy"]:  # "May 27 '22"
+            return _full_year(int(m["mdy_yy"]), today)
         if not named:
             return None
         y = int(named)
@@ -308,7 +310,7 @@ def find_dates(question: str, today: date) -> list[DateMention]:
             continue  # e.g. a paragraph label "1013-2-1", not a date
         if m.group("mdy"):
             grp = "mdy"
-            y, mo, d = int(m["mdy_y"] or m["mdy_y2"]), MONTHS[m["mdy_m"].lower()], int(m["mdy_d"])
+            y, mo, d = named, MONTHS[m["mdy_m"].lower()], int(m["mdy_d"])
             gran = "day"
         elif m.group("my"):
             grp = "my"

@@ -1600,9 +1600,29 @@ def test_what_check46_to_check49_left_open(question: str, absent: str) -> None:
          "stranger. is that guy an insider?", "relationship", "none"),
         ("The implement business runs net 30, and 60 days ain't ordinary terms in the industry.",
          "ordinary_business_terms", False),
+        # check74 to check77
+        ("Ethan filed chapter 7. He is a college student, so his debts are nearly all credit "
+         "cards and a car loan.", "debtor_consumer_debts", True),
+        ("Chapter 13. Their unsecured debts come to $600,000, and their secured debts to "
+         "$1,900,000.", "secured_debts", 1_900_000),
+        ("I filed ch 7 myself May 27 '22.", "filing_date", date(2022, 5, 27)),
+        ("Kidron Co. filed chapter 11. Our relationship with them was purely that of lender and "
+         "borrower and nothing more. Avoidable?", "relationship", "none"),
+        ("Involuntary. They're a small outfit, seven creditors total, not counting their "
+         "employees.", "creditor_count", 7),
+        ("The debtor filed on June 1, 2005. A former sales employee holds a claim of $8,000 for "
+         "a single commission.", "wage_claim_amount", 8000),
+        ("Employer filed ch 11 on 2/10/2003. He's owed $3,000 for a single big install job he "
+         "finished on 11/2/2002.", "wages_earned_date", date(2002, 11, 2)),
+        ("A lump-sum payoff under threat of suit is nothing like normal industry terms.",
+         "ordinary_business_terms", False),
+        ("They want to file a 13. Neither one is a stockbroker or anything like that.",
+         "debtor_stockbroker_or_commodity_broker", False),
+        ("She filed chapter 7. She paid $2,500 to Gary, her longtime partner. Insider?",
+         "relationship", "close_personal"),
     ],
 )
-def test_phrasings_of_check50_to_check73(question: str, name: str, value: object) -> None:
+def test_phrasings_of_check50_to_check77(question: str, name: str, value: object) -> None:
     assert parse(question).fact_values().get(name) == value
 
 
@@ -1662,9 +1682,20 @@ def test_phrasings_of_check50_to_check73(question: str, name: str, value: object
         ("He paid me back in full. my lawyer friend says none of the 547(c) defenses fit.",
          "relationship"),
         ("Not sure my income is steady enough for chapter 13.", "debtor_regular_income"),
+        # check74 to check77: parts nobody will tell or has provided; a greeting; an open
+        # "whether"
+        ("Isaac is owed $8,000 and Leah $2,000. The third petitioner won't tell anybody how "
+         "much he is owed. Involuntary?", "unsecured_claims_total"),
+        ("Three creditors propose an involuntary. Two have claims of $6,000 and $5,500. The "
+         "third has not yet provided me with the amount of its claim.",
+         "unsecured_claims_total"),
+        ("Dear friends, a corporation filed chapter 11 and paid us $20,000. Avoidable?",
+         "relationship"),
+        ("Whether the payment terms fall within industry standards is unknown.",
+         "ordinary_business_terms"),
     ],
 )
-def test_what_check50_to_check73_left_open(question: str, absent: str) -> None:
+def test_what_check50_to_check77_left_open(question: str, absent: str) -> None:
     assert absent not in parse(question).fact_values()
 
 
