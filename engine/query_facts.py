@@ -720,6 +720,13 @@ class FactReader:
                 found = [f for f in found if f.name != name or f is first]
         kept, warnings = _one_value_each(found)
         kept = [_less(q, f, deducted[f.name]) if f.name in deducted else f for f in kept]
+        # more taken off than was counted: the amounts were not read as the question meant
+        # them ("$60k secured by equipment worth $50k, so $10k undersecured; ... owed $4,250")
+        for f in kept:
+            if isinstance(f.value, (int, float)) and f.value < 0:
+                warnings.append(f"{f.name}: the amounts {f.text!r} leave {f.value} once the "
+                                f"amounts said not to count are taken off: none taken")
+        kept = [f for f in kept if not (isinstance(f.value, (int, float)) and f.value < 0)]
         kept, more = _derived(q, kept, c["derived"])
         warnings += more
         kept.sort(key=lambda f: (f.span, f.name))

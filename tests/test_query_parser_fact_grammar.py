@@ -1714,3 +1714,12 @@ def test_a_plus_before_a_number_adds_and_after_it_bounds() -> None:
         "holders_fewer_than_12"] is False
     assert "unsecured_claims_total" not in parse(
         "Involuntary petition. He owes me $5,000+ unsecured.").fact_values()
+
+
+def test_more_taken_off_than_counted_gives_no_amount_and_says_so() -> None:
+    p = parse("Involuntary petition. Three petitioners: (1) us, loan balance $60k secured by "
+              "equipment worth $50k, so $10k undersecured; (2) a produce supplier owed $4,250; "
+              "(3) the landlord owed $2,500 in back rent.")
+    assert "unsecured_claims_total" not in p.fact_values()
+    assert any(w.startswith("unsecured_claims_total:") and "none taken" in w
+               for w in p.warnings)
