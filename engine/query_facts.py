@@ -211,7 +211,9 @@ _ANCHOR = (
     r"date\s+of\s+(?:the\s+)?(?:filing|petition)(?:\s+of\s+the\s+petition)?|"
     r"commencement\s+of\s+the\s+case)|chapter\s+\d+\b|"
     r"(?:I|we|you|it|he|she|they|the\s+debtor|the\s+company|the\s+debtors|(?-i:[A-Z][a-z]+)|"
-    r"(?:the|my|our|his|her|their|its)\s+(?:[\w-]+\s+)?[\w-]+)\s+"
+    r"(?:the|my|our|his|her|their|its)\s+(?:[\w-]+\s+)?[\w-]+|"
+    # a couple: "40 days before he and his bride filed"
+    r"(?:I|we|he|she|they)\s+and\s+(?:my|our|his|her|their)\s+[\w-]+)\s+"
     r"(?:(?:shut\s+down|closed(?:\s+down)?|went\s+under)\s+and\s+)?(?:filed|filing|files|file)\b|"
     # the cessation of the debtor's business, § 507(a)(4)'s other anchor
     r"(?:it|they|the\s+(?:company|business|debtor|store|shop|employer))\s+(?:shut\s+down|closed"

@@ -1620,9 +1620,30 @@ def test_what_check46_to_check49_left_open(question: str, absent: str) -> None:
          "debtor_stockbroker_or_commodity_broker", False),
         ("She filed chapter 7. She paid $2,500 to Gary, her longtime partner. Insider?",
          "relationship", "close_personal"),
+        # check78 to check81
+        ("Filed 2/2/15. Payment made under collection pressure. Not on industry-standard terms "
+         "either. 547(c)(2)?", "ordinary_business_terms", False),
+        ("Involuntary. But they owe like 40 other vendors too, it's a total mess.",
+         "holders_fewer_than_12", False),
+        ("Customer filed ch 7 on 8/19/24, all consumer debt per his schedules.",
+         "debtor_consumer_debts", True),
+        ("She paid it on the 1st like always, and net-30 billing is totally standard for home "
+         "health agencies.", "ordinary_business_terms", True),
+        ("they paid at net 30 like always and net 30 is normal for everybody in construction "
+         "around here.", "ordinary_business_terms", True),
+        ("In August they pay me back, and my lawyer says the terms were ordinary terms in the "
+         "industry.", "ordinary_business_terms", True),
+        ("Ch 13. Schedules: $500k noncontingent liquidated unsecured (credit lines) and $1.1MM "
+         "of secured mortgages.", "noncontingent_unsecured_debts", 500_000),
+        ("Chapter 13. My unsecured debts, liquidated and not contingent, are 500,000 dollars.",
+         "noncontingent_unsecured_debts", 500_000),
+        ("I am filing personal bankruptcy. I owe money to Green Valley Produce. We are not "
+         "family, not partners. Is Green Valley an insider?", "relationship", "none"),
+        ("He bought a $3,100 luxury watch on his Amex 40 days before he and his bride filed "
+         "chapter 7 on April 12, 2018.", "days_luxury_before_relief", 40),
     ],
 )
-def test_phrasings_of_check50_to_check77(question: str, name: str, value: object) -> None:
+def test_phrasings_of_check50_to_check81(question: str, name: str, value: object) -> None:
     assert parse(question).fact_values().get(name) == value
 
 
@@ -1693,9 +1714,12 @@ def test_phrasings_of_check50_to_check77(question: str, name: str, value: object
          "relationship"),
         ("Whether the payment terms fall within industry standards is unknown.",
          "ordinary_business_terms"),
+        # check78 to check81: a part the problem gives no amount for
+        ("Involuntary. Creditor A holds a claim of $5,000 and Creditor B one of $4,000; the "
+         "problem gives no amount for Creditor C's claim.", "unsecured_claims_total"),
     ],
 )
-def test_what_check50_to_check77_left_open(question: str, absent: str) -> None:
+def test_what_check50_to_check81_left_open(question: str, absent: str) -> None:
     assert absent not in parse(question).fact_values()
 
 
