@@ -71,6 +71,8 @@ class QueryError(ValueError):
 
 _MON = r"(?:january|february|march|april|may|june|july|august|september|october|november|december|jan|feb|mar|apr|jun|jul|aug|sept|sep|oct|nov|dec)"  # noqa: E501
 _ORD = r"(?:st|nd|rd|th)?"
+# a month's name and a day ("April 10", "Sept. 3rd")
+MONTH_DAY = rf"{_MON}\.?\s+\d{{1,2}}{_ORD}"
 # holidays on a fixed day of the year
 _HOLIDAYS = {"new years day": (1, 1), "valentines day": (2, 14), "independence day": (7, 4),
             "fourth of july": (7, 4), "halloween": (10, 31), "christmas eve": (12, 24),
@@ -225,14 +227,14 @@ def _year_of(m: re.Match[str], today: date) -> int | None:
     date outside 1800-2199, such as a paragraph label "1013-2-1")."""
     if m["yr"] or m["yr2"]:
         return _cued_year(m, today)
+    if m["mdy_yy"]:  # "May 27 '22"
+        return _full_year(int(m["mdy_yy"]), today)
     if m["yrc"]:
         return int(m["yrc"])
     if m["num_y"]:
         y = _full_year(int(m["num_y"]), today) if len(m["num_y"]) == 2 else int(m["num_y"])
     else:
         named = m["mdy_y"] or m["mdy_y2"] or m["my_y"] or m["dmy_y"] or m["iso_y"] or m["hol_y"]
-        if m["mdy_yy"]:  # "May 27 '22"
-            return _full_year(int(m["mdy_yy"]), today)
         if not named:
             return None
         y = int(named)

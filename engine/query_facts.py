@@ -58,6 +58,7 @@ from datetime import date
 from typing import Any
 
 from structfirst.engine.query_dates import (
+    MONTH_DAY,
     PERIOD_END_MODIFIERS,
     PERIOD_START_MODIFIERS,
     DateMention,
@@ -189,8 +190,8 @@ _TOTAL_AFTER = re.compile(r"\s*(?:total\b|in\s+(?:total|all|the\s+aggregate)\b|a
 # (each amount may have a parenthesis, "$9,800 (the bank), $8,500 (the linen service) and ...",
 # or its day, "$800 on April 10 and $500 on April 28", "$800.00 on 08/01/2024 and ...")
 _LIST_JOIN = re.compile(
-    r"(?:\s*\([^()]{0,60}\)|\s+on\s+(?:(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)"
-    r"[a-z]*\.?\s+\d{1,2}(?:st|nd|rd|th)?(?:,?\s+\d{4})?|\d{1,2}/\d{1,2}(?:/\d{2,4})?))?"
+    r"(?:\s*\([^()]{0,60}\)|\s+on\s+(?:" + MONTH_DAY + r"(?:,?\s+\d{4})?|"
+    r"\d{1,2}/\d{1,2}(?:/\d{2,4})?))?"
     r"(?:\s*,\s*(?:and\s+)?|\s+(?:and|plus)\s+|\s*\+\s*)", re.I)
 _MULT = {"k": 1_000, "thousand": 1_000, "grand": 1_000, "m": 1_000_000, "mm": 1_000_000,
          "million": 1_000_000, "billion": 1_000_000_000, "bn": 1_000_000_000}
@@ -334,7 +335,7 @@ _WH_LEAD = re.compile(r"\s*(?:what|which)(?:['’]s|\s+is|\s+are|\s+was|\s+were)
 _LIKENED = re.compile(r"\blike\s+(?:an?|the)\s+$", re.I)
 _LIKENED_TAIL = re.compile(r"\s+(?:would|does|do|is|was|might|could|will)\b", re.I)
 # a question of one phrase: "Insider?", "Insider or not?", "Insider under 101(31)?"
-_FRAGMENT_TAIL = re.compile(r"(?:\s+(?:under|per)\s+(?:§+\s*)?(?:the\s+code|[\w.]+(?:\([\w]+\))*))?"
+_FRAGMENT_TAIL = re.compile(r"(?:\s+(?:under|per)\s+(?:§+\s*)?(?:the\s+code|[\w.]+(?:\(\w+\))*))?"
                             r"\s*(?:,?\s*or\s+not)?\s*\?", re.I)
 # a statement left open: "I haven't figured out whether her debts are mostly consumer or ...",
 # "we haven't looked into what's standard in the industry", "not sure if that counts as
@@ -721,14 +722,16 @@ class FactReader:
                 first = min(days, key=lambda f: f.value)
                 found = [f for f in found if f.name != name or f is first]
         kept, warnings = _one_value_each(found)
-        kept = [_less(q, f, deducted[f.name]) if f.name in deducted else f for f in kept]
-        # more taken off than was counted: the amounts were not read as the question meant
-        # them ("$60k secured by equipment worth $50k, so $10k undersecured; ... owed $4,250")
+        net = []
         for f in kept:
-            if isinstance(f.value, (int, float)) and f.value < 0:
-                warnings.append(f"{f.name}: the amounts {f.text!r} leave {f.value} once the "
-                                f"amounts said not to count are taken off: none taken")
-        kept = [f for f in kept if not (isinstance(f.value, (int, float)) and f.value < 0)]
+            if f.name in deducted:
+                f = _less(q, f, deducted[f.name])
+                if f.value < 0:  # more taken off than counted: not read as the question meant
+                    warnings.append(f"{f.name}: the amounts {f.text!r} leave {f.value} once the "
+                                    f"amounts said not to count are taken off: none taken")
+                    continue
+            net.append(f)
+        kept = net
         kept, more = _derived(q, kept, c["derived"])
         warnings += more
         kept.sort(key=lambda f: (f.span, f.name))
