@@ -135,7 +135,9 @@ _CUES: tuple[tuple[str, re.Pattern[str]], ...] = (
     (
         "filing",
         re.compile(
-            r"(?s:.*)\b(?P<kw>fil(?:ed|es|e|ing)|petition(?:\s+date)?|commenced|"
+            # ("filed for bankruptcy under Chapter 7 on the 14th of May, 2003")
+            r"(?s:.*)\b(?P<kw>fil(?:ed|es|e|ing)(?:\s+for\s+bankruptcy)?|petition(?:\s+date)?|"
+            r"commenced|"
             r"declared\s+bankruptcy|entered\s+bankruptcy|order\s+for\s+relief|"
             r"went\s+(?:into\s+)?(?:bankrupt(?:cy)?|chapter\s+\d+)|"
             # "the LLC was put into chapter 7 on November 3, 2008" (an involuntary case)

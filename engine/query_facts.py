@@ -20,8 +20,10 @@ fact is left open, and no other reader fills it.
   fully secured", counts for nothing), and so is one the declared `less_before` words precede
   ("owed $30,000 but has a lien on equipment worth $28,000"); the amounts of a fact the
   statute aggregates (declared `total` words) are summed, unless the words around one state it
-  as the total or one is the sum of the others, and left open when the question says a part is
-  unknown (declared `unknown_part` words: "I don't know what the other two are owed").
+  as the total or one is the sum of the others.
+- any fact is left open, whatever else the question says of it, where the declared `unknown`
+  words say the asker does not know it ("I don't know what the other two are owed", "I could
+  not say whether her business debts or her personal ones make up the bulk").
 - durations: "N days/weeks/months/years before the petition / the order for relief / filing /
   Greg filed / that", "N days earlier/prior", "N days before." (the filing said before, unless
   a duration of the same fact names its anchor, "paid 200 days before I filed ... lent two
@@ -80,8 +82,9 @@ _BOUND = re.compile(
 _HEDGE = re.compile(r"(?:\b(?:about|approximately|approx\.|around|roughly|like|maybe)|[~≈])\s*",
                     re.I)
 # a window that bounds when something happened, not when: "sometime in the past year", "at
-# some point over the last year"
-_SOMETIME = re.compile(r"\b(?:some\s*time|at\s+some\s+point|any\s*time)\s*$", re.I)
+# some point over the last year", "they fell sometime in the 6 months before filing"
+_SOMETIME = re.compile(r"\b(?:some\s*time|at\s+some\s+point|any\s*time)"
+                       r"(?:\s+(?:in|during|within|over)\s+the)?\s*$", re.I)
 # a statement of when something happened, not a bound to test: "earned within 60 days before"
 _STATED_WITHIN = re.compile(
     r"\b(?:earned|incurred|made|obtained|taken|took|charged|paid|received|run\s+up)\s+within\s*$",
@@ -240,7 +243,9 @@ DURATION_RE = re.compile(
     r"|\s+(?:I|we|you|it|he|she|they|the\s+\w+)(?:['’]d)?\s+(?:paid|repaid|"
     r"made|transferred|took|charged|ran|bought|gave|spent|pulled|wired|sent|financed|"
     r"purchased|borrowed|obtained|put|ordered|booked)\b)"
-    r"|(?P<later>later),?\s+(?:it|he|she|they|the\s+\w+)\s+filed\b"
+    # ("Ten days later, on June 27, 2022, he filed")
+    r"|(?P<later>later),?\s+(?:on\s+[\w ]{3,20},?\s+\d{4},?\s+)?"
+    r"(?:it|he|she|they|the\s+\w+)\s+filed\b"
     r"|(?P<ago>ago)\b)"
     # "within the last 60 days", "from the prior 60 days", "in the last month" (one month; not
     # "an invoice from the previous year")
@@ -252,9 +257,10 @@ DURATION_RE = re.compile(
     r"|\b(?:within|in|during|over)\s+the\s+(?P<unit5>week|month|year)\s+(?=(?:before|prior\s+to|"
     r"preceding)\s+(?:(?:we|I|they|he|she|it|the\s+\w+)\s+filed|the\s+(?:filing|petition))\b)"
     # a worker's last weeks before the filing: "his last two weeks were never paid", "my last
-    # five weeks of wages" (a fact only by the words around it, never the default's)
+    # five weeks of wages", "her last 5 weeks (35 days) of work" (a fact only by the words
+    # around it, never the default's)
     rf"|\b(?:my|his|her|their|our)\s+(?:last|final)\s+(?P<n3>{NUM})\s+"
-    r"(?P<unit3>days?|weeks?|months?)"
+    r"(?P<unit3>days?|weeks?|months?)" + _EXACT_DAYS.format("x3") +
     r"(?=\s+(?:of\s+(?:work|wages|pay)|(?:were|was|went)\s+(?:never\s+paid|unpaid)))"
     # "I worked my last month there right up to the filing"
     rf"|(?<=\bworked\s)(?:my|his|her|their|our)\s+(?:last|final)\s+(?:(?P<n4>{NUM})\s+)?"
@@ -283,7 +289,9 @@ _SENTENCE_BREAK = re.compile(
 )
 # "Was the debtor insolvent?": a yes/no question about the fact asserts nothing
 _YESNO_LEAD = re.compile(
-    r"\s*(?:is|was|were|are|am|(?:does|do|did|would|will|could)\s+(?:that|this|it)\s+make\s+"
+    # "..., so is JR an insider or not" (not "and": "..., and was made according to ...")
+    r"\s*(?:(?:so|then|well|ok(?:ay)?)\s*,?\s+)?"
+    r"(?:is|was|were|are|am|(?:does|do|did|would|will|could)\s+(?:that|this|it)\s+make\s+"
     r"(?:him|her|them|it|us|me|the\s+\w+)|(?:does|do|did|would|will|could)\s+(?:it|he|she|"
     r"they|we|I|you|this|that|the\s+\w+|(?-i:[A-Z])[\w&.-]*)\s+(?:count|qualify|rank)\s+as|"
     r"(?:would|will|could|might)\s+(?:it|he|she|they|we|I|you|this|that|the(?:\s+\w+){1,3})\s+"
@@ -339,15 +347,19 @@ _FRAGMENT_TAIL = re.compile(r"(?:\s+(?:under|per)\s+(?:§+\s*)?(?:the\s+code|[\w
                             r"\s*(?:,?\s*or\s+not)?\s*\?", re.I)
 # a statement left open: "I haven't figured out whether her debts are mostly consumer or ...",
 # "we haven't looked into what's standard in the industry", "not sure if that counts as
-# regular income", "whether R. Delgado is an insider", "says nothing about how it paid"
+# regular income", "whether R. Delgado is an insider", "says nothing about how it paid", "the
+# record is silent on ... the credit terms customary in the freight industry", "we have not
+# determined what payment terms are standard in that industry"
 _WHETHER_LEAD = re.compile(r"\b(?:whether|(?:looked\s+(?:into|at)|checked|know|figured\s+out|"
+                           r"determined|established|confirmed|verified|"
                            r"f(?:ou|i)nd\s+out|sure\s+(?:of|about)|no\s+(?:idea|clue)(?:\s+yet)?|"
                            r"(?:information|evidence|proof|data|numbers|figures)(?:\s+yet)?\s+(?:on|about|as\s+to))"
                            r"\s+what|"
                            r"(?:not\s+sure|unsure|wondering|idk|knows?(?:\s+yet)?|no\s+(?:idea|clue)|"
                            r"(?:can['’]?t|cannot|could(?:n['’]t|\s+not))\s+(?:tell|say)|"
                            r"ask(?:s|ed|ing)?(?:\s+(?:me|us|him|her|them))?)\s+if|"
-                           r"(?:says|said)\s+nothing\s+about|(?:does|did)(?:n['’]t|\s+not)\s+"
+                           r"(?:says|said)\s+nothing\s+about|(?:is|was|are|were)\s+silent\s+"
+                           r"(?:on|about|as\s+to)|(?:does|did)(?:n['’]t|\s+not)\s+"
                            r"(?:say|mention)\s+anything\s+about|"
                            # "any link to Westbrook, its officers or its owners"
                            r"any\s+(?:link|connection|ties?|relationship|affiliation)\s+(?:to|with))\b"
@@ -492,12 +504,15 @@ class FactReader:
         less: list[tuple[FactSpec, re.Pattern[str]]] = []
         less_before: list[tuple[FactSpec, re.Pattern[str]]] = []
         totals: dict[str, re.Pattern[str]] = {}
-        unknown_parts: dict[str, re.Pattern[str]] = {}
+        unknown: dict[str, re.Pattern[str]] = {}
         default_duration, date_roles, derived, earliest = None, {}, [], set()
         for spec in self.vocabulary.values():
             if spec.of is not None:  # an attribute of listed entities, not a fact of the case
                 continue
             st = spec.stated
+            if st.get("unknown"):
+                unknown[spec.name] = re.compile(
+                    "|".join(expand_pattern(p) for p in st["unknown"]), re.I)
             if spec.days_between is not None:
                 derived.append(spec)
             if spec.type in (FactType.BOOL, FactType.ENUM) and st.get("values"):
@@ -519,9 +534,6 @@ class FactReader:
                 if st.get("total"):
                     totals[spec.name] = re.compile(
                         "|".join(expand_pattern(p) for p in st["total"]), re.I)
-                if st.get("unknown_part"):
-                    unknown_parts[spec.name] = re.compile(
-                        "|".join(expand_pattern(p) for p in st["unknown_part"]), re.I)
                 before += [(spec, re.compile("(?:" + expand_pattern(p) + r")\s*" + _AMOUNT_FILLER
                                              + _AMOUNT_START, re.I)) for p in st.get("before", ())]
             elif spec.type is FactType.COUNT and st.get("patterns"):
@@ -548,7 +560,7 @@ class FactReader:
                           "amount_hints": amount_hints, "before": before,
                           "counts": counts, "keywords": keywords, "default": default_duration,
                           "dates": date_roles, "date_keywords": date_keywords,
-                          "derived": derived, "totals": totals, "unknown_parts": unknown_parts,
+                          "derived": derived, "totals": totals, "unknown": unknown,
                           "earliest": earliest}
         return self._compiled
 
@@ -640,7 +652,7 @@ class FactReader:
                 continue
             if m["n"] is not None and hedged(span) is None:
                 continue
-            if _SOMETIME.search(q, max(0, span[0] - 20), span[0]):
+            if _SOMETIME.search(q, max(0, span[0] - 30), span[0]):
                 continue
             if alternative(span) or _REPORTED_LAW.search(q, sentences.bounds(span[0])[0],
                                                          span[0]):
@@ -711,7 +723,7 @@ class FactReader:
         spans = [m.span() for m in every_amount]
         for name, rx in c["totals"].items():
             found = _total_of_parts(q, found, name, rx, sentences, spans)
-        for name, rx in c["unknown_parts"].items():  # "I don't know what the others are owed"
+        for name, rx in c["unknown"].items():  # "I don't know what the others are owed"
             if rx.search(q):
                 unsure.add(name)
                 left_open[name] = None
@@ -753,7 +765,7 @@ class FactReader:
 def _duration_days(m: re.Match[str]) -> tuple[int, bool]:
     """The days of a DURATION_RE match and whether they are approximate (months and years;
     exact days in parentheses win: "six and a half weeks earlier (45 days)")."""
-    exact = m["x1"] or m["x2"]
+    exact = m["x1"] or m["x2"] or m["x3"]
     if exact:
         return int(exact), False
     n, unit = next((m[count] if count else None, m[unit]) for count, unit in _DURATION_GROUPS

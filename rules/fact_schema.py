@@ -219,7 +219,7 @@ _KEYS = {"type", "unit", "meaning", "source", "values", "derived", "assume", "st
          "entity"}
 _ENTITY_KEYS = {"meaning", "source", "closed"}
 _STATED_KEYS = {"hints", "values", "after", "before", "keywords", "default", "patterns", "role",
-                "context", "less", "less_before", "total", "unknown_part", "period_end",
+                "context", "less", "less_before", "total", "unknown", "period_end",
                 "earliest"}
 
 
@@ -400,8 +400,6 @@ def _spec_problem(name: str, body: Any) -> str | None:
         return f"field stated: unknown key(s) {', '.join(extra)}"
     if "total" in stated and ftype is not FactType.AMOUNT:
         return "field stated.total: only an amount is a total of parts"
-    if "unknown_part" in stated and "total" not in stated:
-        return "field stated.unknown_part: only a total of parts (stated.total) has parts"
     if "period_end" in stated and (ftype is not FactType.DATE
                                    or not isinstance(stated["period_end"], bool)):
         return "field stated.period_end: true or false, and only for a date"
@@ -438,7 +436,7 @@ def _pair(x: Any) -> bool:
 
 
 def _patterns(stated: Mapping[str, Any]) -> Iterable[tuple[str, str]]:
-    for key in ("after", "before", "less", "less_before", "total", "unknown_part", "keywords",
+    for key in ("after", "before", "less", "less_before", "total", "unknown", "keywords",
                 "patterns"):
         for p in stated.get(key, ()) or ():
             yield key, p

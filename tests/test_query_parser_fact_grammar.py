@@ -1641,9 +1641,47 @@ def test_what_check46_to_check49_left_open(question: str, absent: str) -> None:
          "family, not partners. Is Green Valley an insider?", "relationship", "none"),
         ("He bought a $3,100 luxury watch on his Amex 40 days before he and his bride filed "
          "chapter 7 on April 12, 2018.", "days_luxury_before_relief", 40),
+        # check82 to check85: a friend's years, a bank nobody knows, a lone petitioner, a
+        # person forced into bankruptcy, wage weeks with exact days, luxury "for $", the filing
+        # "for bankruptcy", "Pd", a merchant cash advance, solvency in lay words
+        ("She repaid Ms. Lind, her partner of eleven years; they are not related by blood or "
+         "marriage. Is Ms. Lind an insider?", "relationship", "close_personal"),
+        ("My mom pays Chase on her card. She doesn't know anyone there. Is Chase an insider?",
+         "relationship", "none"),
+        ("His old business partner filed the involuntary papers on March 5 2012, just him alone.",
+         "petitioning_creditors", 1),
+        ("Her ex-landlord filed papers to force her into bankruptcy; he's the only one who filed.",
+         "petitioning_creditors", 1),
+        ("Someone is trying to force my dad into bankruptcy.", "debtor_kind", "individual"),
+        ("They never paid her for her last 5 weeks (35 days) of work before they filed.",
+         "days_wages_earned_before_filing", 35),
+        ("She bought a diamond bracelet from my shop on the 12th of January, 2018, on store "
+         "credit, for $3,200.", "luxury_goods_amount", 3200),
+        ("She took a $2,000 cash advance on March 10, 2003, and filed for bankruptcy under "
+         "Chapter 7 on the 14th of May, 2003.", "filing_date", date(2003, 5, 14)),
+        ("Borrower filed ch11 2/20/24. Pd us $40k on 11/23/23 on an old loan.",
+         "transfer_amount", 40000),
+        ("Debtor = LLC, ch7 filed 11/3/08. They repaid us $5,400 on a merchant cash advance.",
+         "transfer_amount", 5400),
+        ("Debtor = LLC, ch7 filed 11/3/08.", "debtor_kind", "corporation"),
+        ("When I paid him I owned more than I owed.", "debtor_insolvent", False),
+        ("The truck and equipment were worth way more than all my debts.", "debtor_insolvent",
+         False),
+        ("Just me, no LLC; all my debts are from the truck not personal stuff.",
+         "debtor_consumer_debts", False),
+        ("Our co was the sole petitioner in the involuntary, unsecured undisputed claim $12,000.",
+         "unsecured_claims_total", 12000),
+        ("Chapter 13: her unsecured debts, all fixed in amount and none contingent, come to "
+         "$520,000.", "noncontingent_unsecured_debts", 520_000),
+        ("Chapter 13: he owes $1,300,000 on the mortgages on his house and office.",
+         "secured_debts", 1_300_000),
+        ("Nobody in staffing gets paid like that under normal industry terms.",
+         "ordinary_business_terms", False),
+        ("He paid me. Ten days later, on June 27, 2022, he filed chapter 7.",
+         "days_before_filing", 10),
     ],
 )
-def test_phrasings_of_check50_to_check81(question: str, name: str, value: object) -> None:
+def test_phrasings_of_check50_to_check85(question: str, name: str, value: object) -> None:
     assert parse(question).fact_values().get(name) == value
 
 
@@ -1717,9 +1755,36 @@ def test_phrasings_of_check50_to_check81(question: str, name: str, value: object
         # check78 to check81: a part the problem gives no amount for
         ("Involuntary. Creditor A holds a claim of $5,000 and Creditor B one of $4,000; the "
          "problem gives no amount for Creditor C's claim.", "unsecured_claims_total"),
+        # check82 to check85: which kind of debt is larger, a record silent on terms, a board
+        # seat nobody knows, a court that found nothing, a partner's company, an amount never
+        # told, a boat owner's filing date
+        ("She has a cleaning business and household bills; I don't know if most of her debt "
+         "was business debt or personal.", "debtor_consumer_debts"),
+        ("He has shop debts and personal stuff like credit cards. Which side is bigger I really "
+         "don't know.", "debtor_consumer_debts"),
+        ("The record is silent on the credit terms customary in the freight industry.",
+         "ordinary_business_terms"),
+        ("We have not determined what payment terms are standard in that software industry.",
+         "ordinary_business_terms"),
+        ("He used to be on their board, I honestly don't know whether he was on the board at "
+         "that time. Is Dale an insider?", "relationship"),
+        ("No court has found her to be an insider. Is she an insider?", "creditor_is_insider"),
+        ("I have no idea who owns JR Holdings, could be connected to my business partner, so is "
+         "JR Holdings an insider of my LLC or not", "relationship"),
+        ("so is JR Holdings an insider of my LLC or not", "creditor_is_insider"),
+        ("She took cash advances on 1/10/2017 but won't tell me how much.",
+         "cash_advance_amount"),
+        ("Three of us are filing an involuntary on a boat owner on 8/14/2023.",
+         "luxury_debt_date"),
+        ("Filed 5/4/2009. She took cash advances; they fell sometime in the 6 months before "
+         "filing.", "days_cash_advance_before_relief"),
+        ("Involuntary: we're owed $25,000 with a lien on a baler, and nobody knows what that "
+         "baler's worth right now.", "unsecured_claims_total"),
+        ("Still TBD whether our UCC-1 was perfected before the payment; if not we get 5% in a "
+         "chapter 7.", "creditor_receives_more"),
     ],
 )
-def test_what_check50_to_check81_left_open(question: str, absent: str) -> None:
+def test_what_check50_to_check85_left_open(question: str, absent: str) -> None:
     assert absent not in parse(question).fact_values()
 
 

@@ -7,6 +7,7 @@ from datetime import date
 from pathlib import Path
 
 import pytest
+from structfirst.engine.query_parser import parse_query
 from structfirst.rules.fact_schema import read_fact_file, read_fact_files
 from structfirst.rules.library_loader import TITLE11_FACTS, load_library
 from structfirst.rules.rule_syntax import Atom, Compare, Not, parse_rules
@@ -266,20 +267,32 @@ rule b
     assert not lib.rules
 
 
-@pytest.mark.parametrize(("declaration", "message"), [
-    ('[fact.paid]\ntype = "bool"\nmeaning = "paid"\n  [fact.paid.stated]\n  total = ["total"]\n',
-     "fact paid: field stated.total: only an amount is a total of parts"),
-    ('[fact.owed]\ntype = "amount"\nunit = "USD"\nmeaning = "owed"\n'
-     '  [fact.owed.stated]\n  unknown_part = ["no idea"]\n',
-     "fact owed: field stated.unknown_part: only a total of parts (stated.total) has parts"),
-], ids=["total", "unknown_part"])
-def test_a_total_and_its_unknown_part_are_declared_only_for_an_amount_total(
-        tmp_path: Path, declaration: str, message: str) -> None:
+def test_a_total_is_declared_only_for_an_amount(tmp_path: Path) -> None:
     path = tmp_path / "facts.toml"
-    path.write_text(declaration)
+    path.write_text('[fact.paid]\ntype = "bool"\nmeaning = "paid"\n  [fact.paid.stated]\n'
+                    '  total = ["total"]\n')
+    message = "fact paid: field stated.total: only an amount is a total of parts"
     specs, issues = read_fact_file(path)
     assert not specs
     assert [(i.message, i.file, i.line) for i in issues] == [(message, str(path), 1)]
+
+
+def test_declared_unknown_words_leave_any_fact_open(tmp_path: Path) -> None:
+    path = tmp_path / "facts.toml"
+    path.write_text("""[fact.paid_late]
+type = "bool"
+meaning = "paid late"
+  [fact.paid_late.stated]
+  unknown = ['\\bno\\s+idea\\s+when\\b']
+  [fact.paid_late.stated.values]
+  true = ['\\bpaid\\s+late\\b']
+""")
+    vocabulary, issues = read_fact_files([path])
+    assert not issues
+    stated = "The debtor paid late."
+    assert parse_query(stated, vocabulary=vocabulary).fact_values() == {"paid_late": True}
+    p = parse_query(stated + " I have no idea when.", vocabulary=vocabulary)
+    assert p.fact_values() == {} and "paid_late" in p.left_open
 
 
 @pytest.mark.parametrize("key", ["period_end", "earliest"])
