@@ -6,6 +6,8 @@ keeps the character span of the question it was read from.
 Formats read (month names may be abbreviated, with or without a period; ordinals allowed):
   "June 1, 2016" / "June 1 2016" / "1 June 2016" / "June 1st of 2016" / "June 1 (2016)"
                                                      -> a day
+  "November 1-5, 2004" (days of one month)           -> its first day, a day that starts a
+                                                        period ("earned November 1-5, 2004")
   "2016-06-01" (ISO) / "6/1/2016", "6-1-2016", "6/1/16" (US order M/D/Y)  -> a day
   "June 2011"                                        -> a month
   "June 2011 (the 14th)", "June 2011 (6/14)", "November 2018 (around Nov 30)"
@@ -94,7 +96,8 @@ _YEAR_CUE = (
 DATE_RE = re.compile(  # every alternative starts a word: the lookahead skips other positions
     rf"""
     (?=\b\w)(?:
-    (?P<mdy>\b(?P<mdy_m>{_MON})\.?\s+(?P<mdy_d>\d{{1,2}}){_ORD},?\s+(?:of\s+)?
+    (?P<mdy>\b(?P<mdy_m>{_MON})\.?\s+(?P<mdy_d>\d{{1,2}}){_ORD}
+        (?P<mdy_to>\s*[-–]\s*\d{{1,2}}{_ORD})?,?\s+(?:of\s+)?
         (?:(?P<mdy_y>\d{{4}})\b|\((?P<mdy_y2>\d{{4}})\)|['’](?P<mdy_yy>\d{{2}})\b))
   | (?P<my>\b(?P<my_m>{_MON})\.?,?\s+(?:of\s+)?(?P<my_y>\d{{4}})\b
         (?:\s*\((?:on\s+|around\s+|about\s+|roughly\s+|circa\s+)?(?:the\s+)?
@@ -388,6 +391,8 @@ def find_dates(question: str, today: date) -> list[DateMention]:
         mm = _MODIFIER.search(prefix)
         if mm:
             modifier = " ".join(mm["mod"].lower().split())
+        elif m["mdy_to"]:  # "November 1-5, 2004": the first day of the days named
+            modifier = "from"
         role, cue, best = "generic", None, -1
         for name, rx in _CUES:
             cm = rx.match(prefix)

@@ -204,6 +204,14 @@ def test_a_keyword_phrase_with_a_fact_chooses_the_rule(lib: Library) -> None:
     assert "s303.b" in {r.id for r in select_rules(lib, (), [], {}, q)}
 
 
+def test_isnt_a_consumer_debtor_names_the_small_transfer_rule(lib: Library) -> None:
+    q = ("He filed chapter 7 on 3/22/21 and paid $2,000 to a card a few weeks before. A rule says "
+         "payments under $6,825 can't be taken back if the person isn't a consumer debtor. Does "
+         "that rule protect the payment?")
+    facts = parse(q).fact_values()
+    assert "s547.c.9" in {r.id for r in select_rules(lib, (), [], facts, q)}
+
+
 @pytest.mark.parametrize(
     ("question", "yes_no"),
     [("Insider status?", True), ("Is the son an insider?", True),
@@ -1679,6 +1687,8 @@ def test_what_check46_to_check49_left_open(question: str, absent: str) -> None:
          "ordinary_business_terms", False),
         ("He paid me. Ten days later, on June 27, 2022, he filed chapter 7.",
          "days_before_filing", 10),
+        ("A clerk is owed $3,000 in wages, all of it earned November 1-5, 2004.",
+         "wages_earned_date", date(2004, 11, 1)),
     ],
 )
 def test_phrasings_of_check50_to_check85(question: str, name: str, value: object) -> None:
@@ -1780,6 +1790,10 @@ def test_phrasings_of_check50_to_check85(question: str, name: str, value: object
          "filing.", "days_cash_advance_before_relief"),
         ("Involuntary: we're owed $25,000 with a lien on a baler, and nobody knows what that "
          "baler's worth right now.", "unsecured_claims_total"),
+        ("We have not obtained any industry data on terms.", "ordinary_business_terms"),
+        ("The record is silent on how it paid before and on the credit terms customary in the "
+         "freight industry.", "ordinary_business_terms"),
+        ("He paid us on March 3-4, 2020.", "transfer_date"),
         ("Still TBD whether our UCC-1 was perfected before the payment; if not we get 5% in a "
          "chapter 7.", "creditor_receives_more"),
     ],
