@@ -97,6 +97,12 @@ def adapt_reranker_command(
     max_steps: MaxStepsOption = -1,
     seed: SeedOption = 0,
     threads: ThreadsOption = 0,
+    base_model: Annotated[Path | None, typer.Option(
+        help="Start from this model folder (e.g. an earlier cross-encoder) instead of the "
+        "packaged MiniLM.")] = None,
+    folds: Annotated[int, typer.Option(
+        help="Cross-fit: also train one model per fold of the questions without that fold, to "
+        "score the training questions it left out (0: none).")] = 0,
 ) -> None:
     """Mine, train the cross-encoder (binary cross-entropy on positives and hard negatives),
     write model and record; a configuration uses it as `neural = { kind = "cross-encoder" }`."""
@@ -115,14 +121,17 @@ def adapt_reranker_command(
             max_length=max_length, random_negatives=random_negatives, seed=seed,
             max_steps=max_steps,
         )
-        adapter = CrossEncoderAdapter(settings=settings, threads=threads or None)
-        record = adapt_cross_encoder(index, train, out_dir, miner, adapter)
+        adapter = CrossEncoderAdapter(base_model=base_model, settings=settings,
+                                      threads=threads or None)
+        record = adapt_cross_encoder(index, train, out_dir, miner, adapter, folds=folds)
     except (SnapshotError, FileNotFoundError, FileExistsError, ValueError) as exc:
         err.print(f"[red]error:[/] {escape(str(exc))}", highlight=False, soft_wrap=True)
         raise typer.Exit(code=1) from None
     out.print(f"cross-encoder -> {out_dir} ({record['triples']} triples, "
               f"{record['steps']} steps, {record['training_seconds']} s)")
     out.print(f"  by source: {record['pairs_by_source']}")
+    if record["cross_fitting"]["folds"]:
+        out.print(f"  cross-fitted: {record['cross_fitting']['folds']} fold models")
 
 
 def register(app: typer.Typer) -> None:

@@ -17,6 +17,13 @@ no index holds (no passage text) gets no score.
 `adapt_cross_encoder` is the whole job behind `structfirst adapt-reranker`: mine, train, write the
 model and its record (`cross_encoder.json`: base model, snapshot, training-data hash,
 hyperparameters, time).
+
+Cross-fitting (`folds` > 1): a model trained on questions scores them as if it knew their answers,
+and a fusion fitted on those same questions learns to trust it. So the training questions are
+dealt into folds; fold k's model (in `folds/k/`, with the questions it left out in
+`held_out.json`) is trained without them, and the scorer scores a question the full model trained
+on with the fold model that did not see it. Any other question (dev, test, a user's) gets the
+full model.
 """
 
 from __future__ import annotations
@@ -40,6 +47,8 @@ from structfirst.ingest.training_pairs import (
 
 RECORD_FILE = "cross_encoder.json"
 RECORD_FORMAT = "structfirst-cross-encoder/1"
+FOLDS_DIR = "folds"
+HELD_OUT_FILE = "held_out.json"
 
 
 @dataclass(frozen=True, slots=True)
@@ -135,10 +144,11 @@ class CrossEncoderScorer:
     """f_theta(q, d): a trained cross-encoder's logit for each candidate's passage text."""
 
     def __init__(self, model: Any, passage_text: Callable[[str], str | None],
-                 batch_size: int = 32) -> None:
+                 batch_size: int = 32, held_out: dict[str, Any] | None = None) -> None:
         self.model = model
         self.passage_text = passage_text
         self.batch_size = batch_size
+        self.held_out = held_out or {}  # a training question -> the fold model that left it out
         self._lock = threading.Lock()  # torch modules are not re-entrant across threads
 
     @classmethod
@@ -153,7 +163,19 @@ class CrossEncoderScorer:
             raise FileNotFoundError(f"{model_dir}: no {RECORD_FILE} (train one with "
                                     "`structfirst adapt-reranker`)")
         set_offline()
-        return cls(CrossEncoder(str(model_dir), device="cpu"), passage_text)
+        held_out = {}
+        for fold in sorted(p.parent for p in (model_dir / FOLDS_DIR).glob(f"*/{HELD_OUT_FILE}")):
+            fold_model = CrossEncoder(str(fold), device="cpu")
+            held_out |= dict.fromkeys(json.loads((fold / HELD_OUT_FILE).read_text()), fold_model)
+        return cls(CrossEncoder(str(model_dir), device="cpu"), passage_text, held_out=held_out)
+
+    def model_for(self, text: str) -> Any:
+        """The fold model that left `text` out of its training (the query text may carry
+        citation forms after the question), else the full model."""
+        for question, fold_model in self.held_out.items():
+            if text == question or text.startswith(question + " "):
+                return fold_model
+        return self.model
 
     def scores(self, text: str, version_ids: Sequence[str]) -> dict[str, float]:
         import torch
@@ -161,18 +183,27 @@ class CrossEncoderScorer:
         passages = {vid: p for vid in version_ids if (p := self.passage_text(vid)) is not None}
         if not passages:
             return {}
+        model = self.model_for(text)
         with self._lock:
-            logits = self.model.predict([(text, p) for p in passages.values()],
-                                        batch_size=self.batch_size,
-                                        activation_fn=torch.nn.Identity(),
-                                        show_progress_bar=False)
+            logits = model.predict([(text, p) for p in passages.values()],
+                                   batch_size=self.batch_size,
+                                   activation_fn=torch.nn.Identity(), show_progress_bar=False)
         return {vid: float(x) for vid, x in zip(passages, logits, strict=True)}
 
 
+def question_folds(questions: Sequence[str], folds: int, seed: int = 0) -> list[list[str]]:
+    """The distinct `questions` dealt into `folds` groups after a seeded shuffle."""
+    texts = sorted(set(questions))
+    random.Random(seed).shuffle(texts)
+    return [sorted(texts[k::folds]) for k in range(folds)]
+
+
 def adapt_cross_encoder(index_dir: Path, train_paths: Sequence[Path], out_dir: Path,
-                        miner: Any, adapter: CrossEncoderAdapter) -> dict[str, Any]:
+                        miner: Any, adapter: CrossEncoderAdapter, folds: int = 0
+                        ) -> dict[str, Any]:
     """Mine triples from the index's current snapshot and the training queries, fine-tune the
-    cross-encoder and write it to `out_dir` with its record. Returns the record."""
+    cross-encoder and write it to `out_dir` with its record; with `folds` > 1, also one model per
+    fold of the questions, each trained without its fold (cross-fitting). Returns the record."""
     from datetime import UTC, datetime
 
     from structfirst.eval.query_set import load_queries
@@ -188,6 +219,20 @@ def adapt_cross_encoder(index_dir: Path, train_paths: Sequence[Path], out_dir: P
     staging = out_dir.with_name(out_dir.name + ".new")
     shutil.rmtree(staging, ignore_errors=True)
     adapter.fit(triples, passages, staging)
+    seconds, steps = adapter.seconds or 0.0, adapter.steps
+    fold_records = []
+    for k, held_out in enumerate(question_folds([q.question for q in train], folds, miner.seed)
+                                 if folds > 1 else []):
+        left_out = set(held_out)
+        fold_triples, _ = miner.transform(snap.path,
+                                          [q for q in train if q.question not in left_out])
+        fold_dir = staging / FOLDS_DIR / str(k)
+        adapter.fit(fold_triples, passages, fold_dir)
+        (fold_dir / HELD_OUT_FILE).write_text(json.dumps(held_out, indent=0) + "\n")
+        fold_records.append({"held_out_questions": len(held_out), "triples": len(fold_triples),
+                             "training_data_sha256": training_data_sha256(fold_triples, passages),
+                             "training_seconds": round(adapter.seconds or 0.0, 1),
+                             "steps": adapter.steps})
     base = Path(adapter.base_model or packaged_minilm_dir())
     record = {
         "format": RECORD_FORMAT,
@@ -202,8 +247,11 @@ def adapt_cross_encoder(index_dir: Path, train_paths: Sequence[Path], out_dir: P
         "miner": {"caps": miner.caps, "question_repeats": miner.question_repeats,
                   "negatives_pool": miner.negatives_pool, "seed": miner.seed},
         "hyperparameters": adapter.hyperparameters(),
-        "training_seconds": round(adapter.seconds or 0.0, 1),
-        "steps": adapter.steps,
+        "training_seconds": round(seconds, 1),
+        "steps": steps,
+        "cross_fitting": {"folds": len(fold_records), "by_fold": fold_records,
+                          "rule": "a training question is scored by the fold model trained "
+                                  "without it; every other question by the full model"},
         "tuning": {"split": "train", "procedure": "one pass over the mined pairs at the "
                    "settings above, not searched; dev decides whether a configuration uses it"},
     }

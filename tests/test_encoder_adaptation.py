@@ -1,7 +1,8 @@
 """Encoder adaptation on a tiny JSONL code: the mined pairs are what they claim; `structfirst
 adapt` writes a model (and its record) that the dense plane loads and that encodes differently
 from the base model; `structfirst adapt-reranker` trains a cross-encoder that learns its pairs
-and that the engine scores with as f_theta."""
+and that the engine scores with as f_theta, cross-fitted on request: a training question is
+scored by the fold model trained without it."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ from structfirst.cli.main import app
 from structfirst.engine.configuration import get_configuration
 from structfirst.engine.engine import Engine
 from structfirst.eval.query_set import load_queries
+from structfirst.fusion.cross_encoder import FOLDS_DIR, HELD_OUT_FILE, CrossEncoderScorer
 from structfirst.fusion.cross_encoder import RECORD_FILE as CROSS_ENCODER_RECORD
 from structfirst.ingest.dense_index import DenseEncoder, DenseIndexBuilder
 from structfirst.ingest.encoder_adaptation import RECORD_FILE
@@ -171,3 +173,39 @@ def test_adapt_reranker_trains_a_cross_encoder_the_engine_scores_with(tiny: Path
     assert set(scorer.scores("avoid", [t.positive, unindexed])) == {t.positive}
     with pytest.raises(FileNotFoundError, match="no cross_encoder.json"):
         engine.f_theta(replace(cfg, neural_model="missing"))
+
+
+def test_a_cross_fitted_cross_encoder_scores_each_training_question_with_the_fold_without_it(
+        tiny: Path) -> None:
+    out = tiny / "models-cf" / "cross-encoder"
+    base = tiny / "models" / "cross-encoder"
+    args = [
+        "adapt-reranker", "--index", str(tiny / "index"), "--train", str(tiny / "train.jsonl"),
+        "--out", str(out), "--max-steps", "6", "--batch-size", "8", "--threads", "1",
+        "--max-length", "96", "--question-repeats", "1", "--folds", "2",
+        "--caps", json.dumps({s: 0 for s in ("heading", "defined_term", "cross_ref", "threshold",
+                                             "amendment", "interpretation")}),
+    ] + (["--base-model", str(base)] if (base / CROSS_ENCODER_RECORD).is_file() else [])
+    result = CliRunner().invoke(app, args)
+    assert result.exit_code == 0, result.output
+    record = json.loads((out / CROSS_ENCODER_RECORD).read_text())
+    assert record["pairs_by_source"] == {"question": record["triples"]}  # no structural pairs
+    assert record["cross_fitting"]["folds"] == 2
+    questions = [q.question for q in load_queries(tiny / "train.jsonl")]
+    held = [json.loads((out / FOLDS_DIR / str(k) / HELD_OUT_FILE).read_text()) for k in (0, 1)]
+    assert sorted(held[0] + held[1]) == sorted(questions) and all(len(h) == 1 for h in held)
+    for k in (0, 1):  # each fold trained on the other question only
+        assert record["cross_fitting"]["by_fold"][k]["triples"] < record["triples"]
+
+    engine = Engine.open(tiny / "index", models_dir=tiny / "models-cf")
+    cfg = replace(get_configuration("H5"), neural="cross-encoder", neural_model="cross-encoder")
+    scorer = engine.f_theta(cfg)
+    fold_models = [scorer.model_for(h[0]) for h in held]
+    assert fold_models[0] is not fold_models[1]
+    assert scorer.model_for(held[0][0] + " 547(c)(9)") is fold_models[0]  # citation forms added
+    assert scorer.model_for("Which payments can the trustee undo?") is scorer.model
+    triples, _ = PairMiner().transform(open_snapshot(tiny / "index").path,
+                                       load_queries(tiny / "train.jsonl"))
+    vid = triples[0].positive
+    full = CrossEncoderScorer(scorer.model, engine.passage_text)
+    assert scorer.scores(held[0][0], [vid]) != full.scores(held[0][0], [vid])
