@@ -10,7 +10,8 @@ Formats read (month names may be abbreviated, with or without a period; ordinals
                                                         period ("earned November 1-5, 2004")
   "2016-06-01" (ISO) / "6/1/2016", "6-1-2016", "6/1/16" (US order M/D/Y)  -> a day
   "June 2011"                                        -> a month
-  "June 2011 (the 14th)", "June 2011 (6/14)", "November 2018 (around Nov 30)"
+  "June 2011 (the 14th)", "June 2011 (6/14)", "November 2018 (around Nov 30)", "May 2025, on
+  the 19th"
                                                      -> a day
   "2012" or "'12" only after a preposition cue ("in 2012", "during 2012", "as of 2012", "since
   2012", "back in '97", ...) or before the case it dates ("my 2002 bankruptcy", "a 1999
@@ -102,12 +103,14 @@ DATE_RE = re.compile(  # every alternative starts a word: the lookahead skips ot
   | (?P<my>\b(?P<my_m>{_MON})\.?,?\s+(?:of\s+)?(?P<my_y>\d{{4}})\b
         (?:\s*\((?:on\s+|around\s+|about\s+|roughly\s+|circa\s+)?(?:the\s+)?
               (?:(?P<my_m2>{_MON})\.?\s+)?(?P<my_d>\d{{1,2}}){_ORD}\)
-         |\s*\(\d{{1,2}}/(?P<my_d2>\d{{1,2}})\))?)
+         |\s*\(\d{{1,2}}/(?P<my_d2>\d{{1,2}})\)
+         |,?\s+on\s+the\s+(?P<my_d3>\d{{1,2}})(?:st|nd|rd|th)\b)?)
   | (?P<dmy>\b(?P<dmy_d>\d{{1,2}}){_ORD}\s+(?:of\s+)?(?P<dmy_m>{_MON})\.?,?\s+(?P<dmy_y>\d{{4}})\b)
   | (?P<iso>(?<![\w./-])(?P<iso_y>\d{{4}})-(?P<iso_m>\d{{1,2}})-(?P<iso_d>\d{{1,2}})(?![\w/-]))
   | (?P<num>(?<![\w./-])(?P<num_m>\d{{1,2}})(?P<sep>[/-])(?P<num_d>\d{{1,2}})(?P=sep)
         (?P<num_y>\d{{4}}|\d{{2}})(?![\w/-]))
   | (?:{_YEAR_CUE}(?:(?P<yr>(?<![\w$.,-])(?:1[89]|2[01])\d{{2}})|['’](?P<yr2>\d{{2}}))\b
+        (?![-/]\d)  # (the year of an ISO or dashed day: "from 2005-01-10")
         (?!\s*(?:U\.?\s?S\.?\s?C|C\.?\s?F\.?\s?R|%|percent|dollars|amendments?)))
   | (?P<yrc>(?<![\w$.,/-])(?:1[89]|2[01])\d{{2}}
         (?=\s+(?:chapter|ch\.?\s*\d|bankruptcy|case|petition|filing)\b))
@@ -124,41 +127,38 @@ DATE_RE = re.compile(  # every alternative starts a word: the lookahead skips ot
 # Cue patterns, applied to the clause text just before a date. Each ends at the date: the
 # greedy lead makes the match's keyword the *last* one in the window.
 _GAP = r"(?:[\s,:]+(?:\([^()]{{0,60}}\)|[\w'’$,.()§-]+)){{0,{n}}}?[\s,:]*"  # "(...)" is one word
-_CUES: tuple[tuple[str, re.Pattern[str]], ...] = (
-    (
-        "as_of",
-        re.compile(
-            # (not what was earned by a day: "wages earned as of January 10")
-            r"(?s:.*)\b(?P<kw>(?<!earned\s)(?<!accrued\s)(?<!incurred\s)as\s+of|"
-            r"effective(?:\s+date)?|in\s+effect|in\s+force|"
-            r"applicable)\b" + _GAP.format(n=5) + r"$",
-            re.I,
-        ),
-    ),
-    (
-        "filing",
-        re.compile(
-            # ("filed for bankruptcy under Chapter 7 on the 14th of May, 2003")
-            r"(?s:.*)\b(?P<kw>fil(?:ed|es|e|ing)(?:\s+for\s+bankruptcy)?|petition(?:\s+date)?|"
-            r"commenced|"
-            r"declared\s+bankruptcy|entered\s+bankruptcy|order\s+for\s+relief|"
-            r"went\s+(?:into\s+)?(?:bankrupt(?:cy)?|chapter\s+\d+)|"
-            # "the LLC was put into chapter 7 on November 3, 2008" (an involuntary case)
-            r"(?:put|placed|forced|pushed)\s+into\s+(?:bankruptcy|chapter\s+\d+))\b"
-            + _GAP.format(n=6)
-            + r"$",
-            re.I,
-        ),
-    ),
-    (
-        "transfer",
-        re.compile(
-            r"(?s:.*)\b(?P<kw>paid|pays|repaid|transferred|transfers?|payments?|made|"
-            r"received|wired|sent|lump\s+sum|wire)\b" + _GAP.format(n=12) + r"$",
-            re.I,
-        ),
-    ),
+# the words of each role's cue, and the most words a cue may stand before its date
+_CUE_WORDS: tuple[tuple[str, str, int], ...] = (
+    # (not what was earned by a day: "wages earned as of January 10")
+    ("as_of", r"(?<!earned\s)(?<!accrued\s)(?<!incurred\s)as\s+of|effective(?:\s+date)?|"
+              r"in\s+effect|in\s+force|applicable", 5),
+    # ("filed for bankruptcy under Chapter 7 on the 14th of May, 2003"; "the LLC was put into
+    # chapter 7 on November 3, 2008": an involuntary case)
+    ("filing", r"fil(?:ed|es|e|ing)(?:\s+for\s+bankruptcy)?|petition(?:\s+date)?|commenced|"
+               r"declared\s+bankruptcy|entered\s+bankruptcy|order\s+for\s+relief|"
+               r"went\s+(?:into\s+)?(?:bankrupt(?:cy)?|chapter\s+\d+)|"
+               r"(?:put|placed|forced|pushed)\s+into\s+(?:bankruptcy|chapter\s+\d+)", 6),
+    ("transfer", r"paid|pays|repaid|transferred|transfers?|payments?|made|received|wired|sent|"
+                 r"lump\s+sum|wire", 12),
 )
+_CUES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
+    (name, re.compile(r"(?s:.*)\b(?P<kw>" + words + r")\b" + _GAP.format(n=gap) + r"$", re.I))
+    for name, words, gap in _CUE_WORDS
+)
+_CUE_WORD = {name: re.compile(r"\b(?:" + words + r")\b", re.I) for name, words, _ in _CUE_WORDS}
+# a day said again, exactly, after a vaguer mention of the event: "filed chapter 7 this spring.
+# You'd like the exact date? May 10, 2023.", "filed in August of 2021. I believe it was the
+# 20th; yes, Friday, August 20, 2021", "I filed chapter 7; that was November 10, 2003", "in the
+# spring of 2023; April 20, 2023, to be exact"
+_RESTATED_LEAD = re.compile(
+    r"(?:\b(?:that|it)\s+was|\byes|\bsorry|\bactually|\bexactly|\bprecisely|"
+    r"\bthe\s+\d{1,2}(?:st|nd|rd|th)|"  # "That was in June, the 2nd; June 2, 2025"
+    r"\bexact\s+date\s*\?|\bto\s+be\s+(?:exact|precise))[\s,;:.?!]*(?:on\s+)?(?:the\s+)?"
+    r"(?:(?:mon|tues|wednes|thurs|fri|satur|sun)day,?\s+)?$",
+    re.I,
+)
+_RESTATED_TAIL = re.compile(r",?\s*(?:to\s+be\s+(?:exact|precise)|exactly|precisely)\b", re.I)
+_RESTATED_REACH = 250  # characters back to the event a restated day is of
 _MODIFIER = re.compile(
     r"(?P<mod>on\s+or\s+before|on\s+or\s+after|before|prior\s+to|after|since|from|until|"
     r"through|by|ended(?:\s+on)?|ending(?:\s+on)?|ends(?:\s+on)?)\s+"
@@ -307,6 +307,25 @@ def _shift(point: date, start: date, end: date, modifier: str | None) -> date:
     return start  # "on or after", "since", "from"
 
 
+def _restated_role(question: str, span: Span, earlier: list[DateMention]
+                   ) -> tuple[str, str | None]:
+    """The role of a day said again, exactly, after a vaguer mention of its event (see
+    `_RESTATED_LEAD`): that of the cue word nearest before it, unless an earlier day has that
+    role already; else generic."""
+    if not (_RESTATED_LEAD.search(question, max(0, span[0] - 40), span[0])
+            or _RESTATED_TAIL.match(question, span[1])):
+        return "generic", None
+    cues = [(m.start(), name, m.group()) for name in ("filing", "transfer")
+            for m in _CUE_WORD[name].finditer(question, max(0, span[0] - _RESTATED_REACH),
+                                              span[0])]
+    if not cues:
+        return "generic", None
+    _, role, word = max(cues)
+    if any(d.role == role and d.granularity == "day" for d in earlier):
+        return "generic", None
+    return role, " ".join(word.lower().split())
+
+
 def find_dates(question: str, today: date) -> list[DateMention]:
     """All date mentions, in order. Raises QueryError for an impossible date."""
     out: list[DateMention] = []
@@ -321,7 +340,7 @@ def find_dates(question: str, today: date) -> list[DateMention]:
             gran = "day"
         elif m.group("my"):
             grp = "my"
-            day = m["my_d"] or m["my_d2"]
+            day = m["my_d"] or m["my_d2"] or m["my_d3"]
             y, mo, d = int(m["my_y"]), MONTHS[m["my_m"].lower()], int(day or 1)
             if m["my_m2"] and MONTHS[m["my_m2"].lower()] != mo:  # "June 2011 (July 2)": no day
                 day, d = None, 1
@@ -404,6 +423,8 @@ def find_dates(question: str, today: date) -> list[DateMention]:
             role, cue = "filing", filing_noun["kw"].lower()
         elif paid_after:
             role, cue = "transfer", paid_after["kw"].lower()
+        elif role == "generic" and gran == "day":
+            role, cue = _restated_role(question, span, out)
         if gran == "today" and text.lower() in ("current", "now"):
             role = "as_of" if role == "generic" else role
         out.append(

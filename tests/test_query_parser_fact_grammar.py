@@ -1689,9 +1689,52 @@ def test_what_check46_to_check49_left_open(question: str, absent: str) -> None:
          "days_before_filing", 10),
         ("A clerk is owed $3,000 in wages, all of it earned November 1-5, 2004.",
          "wages_earned_date", date(2004, 11, 1)),
+        # check86 to check89: a day said again exactly, an ISO day after "from", notes'
+        # shorthand ("biz", "OT", "Debts primarily biz"), a church that is owed or files
+        ("Our practice filed chapter 7 this spring. You'd like the exact date? May 10, 2023.",
+         "filing_date", date(2023, 5, 10)),
+        ("The practice filed chapter 7 in August of 2021. I believe it was the 20th; yes, "
+         "Friday, August 20, 2021.", "filing_date", date(2021, 8, 20)),
+        ("Back in 2003 I filed chapter 7; that was November 10, 2003.", "filing_date",
+         date(2003, 11, 10)),
+        ("I filed chapter 7 personally in the spring of 2023; April 20, 2023, to be exact.",
+         "filing_date", date(2023, 4, 20)),
+        ("Sometime in the spring we paid our lab $15,000. Let me check... it was May 21, 2021.",
+         "transfer_date", date(2021, 5, 21)),
+        ("I filed chapter 7 myself in May 2025, on the 19th.", "filing_date", date(2025, 5, 19)),
+        ("Driver filed a wage claim of $9,400.00 for wages earned from 2005-01-10 through "
+         "2005-02-04.", "wages_earned_date", date(2005, 1, 10)),
+        ("D = indiv. Debts primarily biz (SBA loan, vendors), NOT consumer.",
+         "debtor_consumer_debts", False),
+        ("D = indiv. Debts NOT primarily consumer, mostly equip loans.",
+         "debtor_consumer_debts", False),
+        ("The employer filed chapter 11. He claims $9,000 in unpaid OT.", "wage_claim_amount",
+         9000),
+        ("The employer filed chapter 11. A driver asserts $16,900.00 in unpaid per-mile wages.",
+         "wage_claim_amount", 16_900),
+        ("Involuntary petition? Ridley Builders, Inc. owes our church $16,000, a deposit.",
+         "unsecured_claims_total", 16_000),
+        ("Could the church alone file an involuntary petition on June 12, 2017?",
+         "petitioning_creditors", 1),
+        ("Redline alone is considering an involuntary chapter 7 petition.",
+         "petitioning_creditors", 1),
+        ("Our church and one other creditor are thinking of filing an involuntary petition.",
+         "petitioning_creditors", 2),
+        ("Aggregate of the 4 petitioners' noncontingent, undisputed, unsecured claims = $11,000; "
+         "involuntary.", "unsecured_claims_total", 11_000),
+        ("Involuntary. Marlow's creditor list = exactly 12 holders.", "creditor_count", 12),
+        ("Involuntary petition. Sunbelt's AP aging shows 35 distinct trade creditors.",
+         "creditor_count", 35),
+        ("Paid me 120 days out, but that's how they always paid. Nobody in towing takes 120 days "
+         "though; the industry is 30.", "ordinary_business_terms", False),
+        ("A lump-sum catch-up = not ordinary between them, and not industry-standard terms "
+         "either.", "ordinary_business_terms", False),
+        ("He paid $3,400 on July 20, 2022; he was solvent on the payment date and became "
+         "insolvent only later.", "debtor_insolvent", False),
+        ("Ch 7. Cash adv on Visa (open-end): $1,200 on 12/20/1999.", "cash_advance_amount", 1200),
     ],
 )
-def test_phrasings_of_check50_to_check85(question: str, name: str, value: object) -> None:
+def test_phrasings_of_check50_to_check89(question: str, name: str, value: object) -> None:
     assert parse(question).fact_values().get(name) == value
 
 
@@ -1794,11 +1837,20 @@ def test_phrasings_of_check50_to_check85(question: str, name: str, value: object
         ("The record is silent on how it paid before and on the credit terms customary in the "
          "freight industry.", "ordinary_business_terms"),
         ("He paid us on March 3-4, 2020.", "transfer_date"),
+        ("I honestly do not know whether Mr. Patel is an officer, a director or simply an "
+         "outside lender. Is he an insider?", "creditor_is_insider"),
+        ("I honestly don't know what his connection to the practice was. Is he an insider?",
+         "relationship"),
+        ("D's debts: medical bills, CCs and a failed biz loan. Primarily consumer or biz? Unk.",
+         "debtor_consumer_debts"),
+        ("Chapter 13. The fact pattern says nothing about whether D has any income.",
+         "debtor_regular_income"),
+        ("He paid in 2019. Sept 3, 2019 is also when I moved.", "filing_date"),
         ("Still TBD whether our UCC-1 was perfected before the payment; if not we get 5% in a "
          "chapter 7.", "creditor_receives_more"),
     ],
 )
-def test_what_check50_to_check85_left_open(question: str, absent: str) -> None:
+def test_what_check50_to_check89_left_open(question: str, absent: str) -> None:
     assert absent not in parse(question).fact_values()
 
 
