@@ -45,6 +45,9 @@ Roles (from the words just before the date, within its clause; the nearest cue w
   transfer  "paid ... on X", "transferred on X", "payment was made on X", "a lump sum on X";
             and, from the words just after it, "on X she repaid her sister"
   generic   any other date (a point in time the question is about)
+A day said again, exactly, after a vaguer mention of its event ("filed chapter 7 this spring.
+You'd like the exact date? May 10, 2023.", "..., to be exact") takes the role of the nearest cue
+word before it, unless an earlier day has that role.
 
 An impossible date ("February 30, 2016", "2016-13-01") raises `QueryError` naming the text
 and its span.
