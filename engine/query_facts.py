@@ -110,11 +110,13 @@ _HUNDREDS = (r"(?:eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|eigh
              r"(?:[\s-]" + _DIGIT_WORD + r")?)[\s-]hundred")
 # verbs after which a bare number is money ("paid 9,100", "paid us 12,500")
 _MONEY_VERBS = ("paid", "owed", "owes", "owe", "lent", "loaned", "charged", "spent", "repaid",
-                "took", "borrowed", "wired")
+                "took", "borrowed", "wired", "put")
 # words after which a bare number is money ("claims are 6,000, 6,400 and 5,500"), and
 # the joins after which the next number of such a list is
 _MONEY_LEADS = (r"claims\sare\s", r"claims\sof\s", r"claims:\s", r"claim\sis\s", r"claim\sof\s",
-                r"\d,\d{3},\s", r"\d,\d{3}\sand\s", r"\d,\d{3},\sand\s")
+                r"\d,\d{3},\s", r"\d,\d{3}\sand\s", r"\d,\d{3},\sand\s",
+                # money asked back: "trustee wants back the 6800 they paid me"
+                r"\bback\s(?:the\s)?")
 # nouns that a number in words counts rather than prices
 _COUNTED = (r"(?:people|persons|creditors|customers|clients|employees|workers|members|"
             r"shares|units|miles|acres|pages|words|votes|residents|accounts|items|copies|"
@@ -146,11 +148,11 @@ AMOUNT_RE = re.compile(
     # hundred in words is money too, unless a counted noun follows
     rf"|(?<![\w$-])(?P<hundreds>{_HUNDREDS})\b(?![\s-]+(?:and\s+)?(?:(?:{_WORD_NUM})\b|thousand|"
     r"million))(?!\s+(?:[\w-]+\s+)?" + _COUNTED + r")"
-    # "1300 in cash advances", "a 6000 payment": a number of three digits or more that the
-    # words after it make money (not a year)
+    # "1300 in cash advances", "a 6000 payment", "1900000 secured": a number of three digits or
+    # more that the words after it make money (not a year)
     r"|(?<![\w$.,/-])(?!(?:19|20)\d\d\b)(?P<num7>[1-9]\d{2,6})\b(?=\s+in\s+(?:cash\s+advances?|"
     r"(?:back|unpaid)\s+(?:wages|pay)|wages|salary|commissions?)\b|\s+(?:payment|transfer|"
-    r"repayment|loan|check|cash\s+advance)s?\b)"
+    r"repayment|loan|check|cash\s+advance)s?\b|(?<=\d{4})\s+(?:secured|unsecured)\b)"
     # a bare number of three digits or more: money only after the words `_MONEY_BEFORE`
     # (`find_amounts` keeps it then), never a year that names a noun ("paid 2019 invoices")
     r"|(?<![\w$.,/-])(?P<num5>\d{1,3}(?:,\d{3})+|(?!(?:19|20)\d\d\s+(?!(?:for|in|on|to|and|of|"
@@ -187,6 +189,8 @@ _BACK_REFERENCE = re.compile(r"\b(?:them|they|those|these|it)\b", re.I)
 # an amount said again as the one already stated: "paid her dentist $450 ... avoid the $450
 # payment"
 _RESTATED = re.compile(r"\b(?:the|that|this|those|these|same)\s+$", re.I)
+# between an amount and the same amount said again: "fifteen grand ($15,000)"
+_RESTATED_AMOUNT = re.compile(r"\s*\(\s*", re.I)
 # an amount a list's total follows: "$3,500 and $4,500, $8,000 total"
 _TOTAL_AFTER = re.compile(r"\s*(?:total\b|in\s+(?:total|all|the\s+aggregate)\b|altogether\b|"
                           r"combined\b)", re.I)
@@ -855,7 +859,7 @@ def _total_of_parts(q: str, found: list[QueryFact], name: str, total: re.Pattern
     words around them (`total`; in the sentence, up to the next amount: 40 characters before,
     25 after) state as the total, else one that is the sum of the others, else the sum of all
     of them, each a part ("one is owed $12,000, one $9,000"), but for one said again ("the
-    $450 payment" after "$450").
+    $450 payment" after "$450", "fifteen grand ($15,000)").
     `amounts`: the spans of every amount in `q`, in order."""
     mine = [f for f in found if f.name == name]
     if len(mine) < 2:
@@ -876,7 +880,9 @@ def _total_of_parts(q: str, found: list[QueryFact], name: str, total: re.Pattern
         first = mine[0]
         parts = [f for i, f in enumerate(mine) if not (
             _RESTATED.search(q, max(0, f.span[0] - 8), f.span[0])
-            and any(e.value == f.value for e in mine[:i]))]
+            and any(e.value == f.value for e in mine[:i])) and not (
+            i and mine[i - 1].value == f.value
+            and _RESTATED_AMOUNT.fullmatch(q, mine[i - 1].span[1], f.span[0]))]
         # one amount that is the sum of the others is their total, said without the word:
         # "A ($8,000), B ($6,500) and C ($4,000) - $18,500 of claims"
         totals = [f for f in parts if len(parts) > 2

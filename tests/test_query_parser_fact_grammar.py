@@ -1732,9 +1732,41 @@ def test_what_check46_to_check49_left_open(question: str, absent: str) -> None:
         ("He paid $3,400 on July 20, 2022; he was solvent on the payment date and became "
          "insolvent only later.", "debtor_insolvent", False),
         ("Ch 7. Cash adv on Visa (open-end): $1,200 on 12/20/1999.", "cash_advance_amount", 1200),
+        # check90 to check93: texted amounts without a dollar sign, "no stockbroker", a council
+        # member, the debtor's own company, an amount said again in parentheses, a relative of
+        # an officer with the officer's role after it, totals "owed to the three of us"
+        ("trustee says i gotta give back 18400 they paid me may 2 2022", "transfer_amount",
+         18_400),
+        ("trustee wants back the 6800 they paid me in march 2021", "transfer_amount", 6800),
+        ("filed ch 13 we owe 610000 unsecured all fixed amounts and 1900000 secured on the house",
+         "secured_debts", 1_900_000),
+        ("filed ch 7 nov 17 2003 she put 1200 on her card for a jet ski rental",
+         "luxury_goods_amount", 1200),
+        ("Chapter 13, filed 2018. She is certainly no stockbroker.",
+         "debtor_stockbroker_or_commodity_broker", False),
+        ("Chapter 13 in 2019: he's not any kind of stockbroker.",
+         "debtor_stockbroker_or_commodity_broker", False),
+        ("In the Town's chapter 9 case, Harold Briggs has served on the elected town council "
+         "since 2012. Is he an insider?", "relationship", "elected_official"),
+        ("I'm filing chapter 7. One creditor is my own company, Pike Roofing Inc. - I'm its "
+         "president and majority owner. Is it an insider?", "relationship",
+         "corporation_of_which_debtor_is_director_officer_or_in_control"),
+        ("We filed chapter 11. We paid our distributor fifteen grand ($15,000) on old invoices.",
+         "transfer_amount", 15_000),
+        ("Castellan Foods Inc. filed Chapter 11. One creditor is the brother of Castellan's "
+         "president, who was an officer of the company then.", "relationship",
+         "relative_of_insider"),
+        ("3 of us filed an involuntary. Total owed to the three of us is $18,000.",
+         "unsecured_claims_total", 18_000),
+        ("Three of us filed an involuntary petition. Between the three of us it's $20,000 owed.",
+         "unsecured_claims_total", 20_000),
+        ("Keystone filed ch 11. Our former outside sales rep is owed $13,700 in commissions.",
+         "wage_claim_amount", 13_700),
+        ("On December 16, 2019 I bought designer sunglasses and a Coach wallet - $725.00 total.",
+         "luxury_goods_amount", 725),
     ],
 )
-def test_phrasings_of_check50_to_check89(question: str, name: str, value: object) -> None:
+def test_phrasings_of_check50_to_check93(question: str, name: str, value: object) -> None:
     assert parse(question).fact_values().get(name) == value
 
 
@@ -1846,11 +1878,25 @@ def test_phrasings_of_check50_to_check89(question: str, name: str, value: object
         ("Chapter 13. The fact pattern says nothing about whether D has any income.",
          "debtor_regular_income"),
         ("He paid in 2019. Sept 3, 2019 is also when I moved.", "filing_date"),
+        ("unknown whether her debts are primarily consumer or business; she also carries "
+         "household debt.", "debtor_consumer_debts"),
+        ("His schedules list a debt to Curtis Bell. I have no way to learn whether Curtis is a "
+         "relation, a business associate, or a complete stranger.", "relationship"),
+        ("They paid us $15,000 on old invoices. Our lawyer thinks we may have a 547(c) defense "
+         "but nobody knows if any defense holds up.", "preference_exceptions_excluded"),
+        ("The records do not show whether the payment's timing matched the parties' prior "
+         "payment practice.", "ordinary_course_payment"),
+        ("I owe my helper back pay for his work but I don't know how much it is.",
+         "wage_claim_amount"),
+        ("I filed chapter 13. The trustee's form has a box for insider creditors.",
+         "creditor_is_insider"),
+        ("Owes maybe 90 grand unsecured and 150 secured on the lift equipment.",
+         "secured_debts"),
         ("Still TBD whether our UCC-1 was perfected before the payment; if not we get 5% in a "
          "chapter 7.", "creditor_receives_more"),
     ],
 )
-def test_what_check50_to_check89_left_open(question: str, absent: str) -> None:
+def test_what_check50_to_check93_left_open(question: str, absent: str) -> None:
     assert absent not in parse(question).fact_values()
 
 
