@@ -9,8 +9,9 @@ every other rule still loads. A rule that depends on a rule left out is left out
 Thresholds: with `index=DIR` the ingested §104 adjustments come from the DuckDB `facts` table
 of its current snapshot (or of `snapshot_id`); a store that cannot be read is a
 `ThresholdSourceError`, never a silent fall back to the statute's base amounts; otherwise
-from the shared Title 11 editions, parsed once per process (or from
-`thresholds=[...]`, a list of records or THRESHOLD facts, e.g. in tests).
+from the shared Title 11 editions, parsed once per process (none found is a
+`ThresholdSourceError` too); or from `thresholds=[...]`, a list of records or THRESHOLD facts
+(e.g. in tests).
 """
 
 from __future__ import annotations
@@ -183,8 +184,8 @@ def load_thresholds(index: Path | str | None = None,
                     snapshot_id: str | None = None) -> tuple[list[P.ThresholdRecord], str,
                                                              list[Issue]]:
     """The ingested THRESHOLD records and where they came from ("index DIR", "editions", ...).
-    ThresholdSourceError when the index's store cannot be read: evaluating with the base
-    amounts instead would answer a different, wrong, amount."""
+    ThresholdSourceError when the index's store, or with no index the shared editions, cannot be
+    read: evaluating with the base amounts instead would answer a different, wrong, amount."""
     if thresholds is not None:
         return _as_records(thresholds), "given", []
     if index is not None:
@@ -197,8 +198,7 @@ def load_thresholds(index: Path | str | None = None,
     try:
         return P.records_from_editions(), "editions", []
     except P.ThresholdSourceError as exc:
-        return [], "none", [Issue("warning", "thresholds",
-                                  f"no ingested §104 adjustments: {exc}")]
+        raise P.ThresholdSourceError(f"no ingested §104 adjustments: {exc}") from exc
 
 
 def load_library(root: Path | str | None = None, *, index: Path | str | None = None,

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import duckdb
 import networkx as nx
+import pytest
 from structfirst.ingest.citation_graph import GRAPH_FILE, save_graph
 from structfirst.ingest.duckdb_store import SCHEMA, STORE_FILE, create_schema, insert_rows
 from structfirst.ingest.model import Fact, FactKind, Provenance
@@ -239,3 +240,15 @@ def test_lint_checks_citations_against_a_snapshot(tmp_path: Path) -> None:
     assert missing[0].rule_id == "s547.c.9" and missing[0].file.endswith("t.rules")
     broken = lint_library(lib, index=tmp_path / "nowhere", tests=False)
     assert any(i.code == "index" for i in broken)
+
+
+def test_no_editions_and_no_index_is_an_error_not_the_base_amounts(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    root = tmp_path / "lib"
+    root.mkdir()
+    (root / "t.params.toml").write_text(PARAMS)
+    monkeypatch.setenv("STRUCTFIRST_CORPUS", str(tmp_path / "no-corpus"))
+    with pytest.raises(P.ThresholdSourceError, match="no ingested §104 adjustments: corpus not "
+                       "found at .*no-corpus"):
+        load_library(root)
+    assert load_library(root, thresholds=[]).parameters.ingested_source == "given"
