@@ -190,7 +190,7 @@ _BACK_REFERENCE = re.compile(r"\b(?:them|they|those|these|it)\b", re.I)
 # payment"
 _RESTATED = re.compile(r"\b(?:the|that|this|those|these|same)\s+$", re.I)
 # between an amount and the same amount said again: "fifteen grand ($15,000)"
-_RESTATED_AMOUNT = re.compile(r"\s*\(\s*", re.I)
+_RESTATED_AMOUNT = re.compile(r"\s*\(\s*")
 # an amount a list's total follows: "$3,500 and $4,500, $8,000 total"
 _TOTAL_AFTER = re.compile(r"\s*(?:total\b|in\s+(?:total|all|the\s+aggregate)\b|altogether\b|"
                           r"combined\b)", re.I)
