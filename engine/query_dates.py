@@ -157,7 +157,7 @@ _RESTATED_LEAD = re.compile(
     r"(?:\b(?:that|it)\s+was|\byes|\bsorry|\bactually|\bexactly|\bprecisely|"
     r"\bthe\s+\d{1,2}(?:st|nd|rd|th)|"  # "That was in June, the 2nd; June 2, 2025"
     r"\bexact\s+date\s*\?|\bto\s+be\s+(?:exact|precise))[\s,;:.?!]*(?:on\s+)?(?:the\s+)?"
-    r"(?:(?:mon|tues|wednes|thurs|fri|satur|sun)day,?\s+)?$",
+    r"(?:(?:" + "|".join(_WEEKDAYS) + r"),?\s+)?$",
     re.I,
 )
 _RESTATED_TAIL = re.compile(r",?\s*(?:to\s+be\s+(?:exact|precise)|exactly|precisely)\b", re.I)

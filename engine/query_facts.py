@@ -248,7 +248,7 @@ DURATION_RE = re.compile(
     r"made|transferred|took|charged|ran|bought|gave|spent|pulled|wired|sent|financed|"
     r"purchased|borrowed|obtained|put|ordered|booked)\b)"
     # ("Ten days later, on June 27, 2022, he filed")
-    r"|(?P<later>later),?\s+(?:on\s+[\w ]{3,20},?\s+\d{4},?\s+)?"
+    r"|(?P<later>later),?\s+(?:on\s+" + MONTH_DAY + r",?\s+\d{4},?\s+)?"
     r"(?:it|he|she|they|the\s+\w+)\s+filed\b"
     r"|(?P<ago>ago)\b)"
     # "within the last 60 days", "from the prior 60 days", "in the last month" (one month; not
@@ -878,11 +878,7 @@ def _total_of_parts(q: str, found: list[QueryFact], name: str, total: re.Pattern
     if not totals:
         lo, hi = mine[0].span[0], mine[-1].span[1]
         first = mine[0]
-        parts = [f for i, f in enumerate(mine) if not (
-            _RESTATED.search(q, max(0, f.span[0] - 8), f.span[0])
-            and any(e.value == f.value for e in mine[:i])) and not (
-            i and mine[i - 1].value == f.value
-            and _RESTATED_AMOUNT.fullmatch(q, mine[i - 1].span[1], f.span[0]))]
+        parts = [f for i, f in enumerate(mine) if not _said_again(q, mine, i)]
         # one amount that is the sum of the others is their total, said without the word:
         # "A ($8,000), B ($6,500) and C ($4,000) - $18,500 of claims"
         totals = [f for f in parts if len(parts) > 2
@@ -890,6 +886,17 @@ def _total_of_parts(q: str, found: list[QueryFact], name: str, total: re.Pattern
             QueryFact(name, _sum(f.value for f in parts), first.type, (lo, hi), q[lo:hi],
                       first.unit, any(f.approximate for f in parts), derived=True)]
     return [f for f in found if f.name != name] + totals
+
+
+def _said_again(q: str, amounts: list[QueryFact], i: int) -> bool:
+    """amounts[i] restates an earlier one: "the $450 payment" after "$450", "fifteen grand
+    ($15,000)"."""
+    f = amounts[i]
+    if (_RESTATED.search(q, max(0, f.span[0] - 8), f.span[0])
+            and any(e.value == f.value for e in amounts[:i])):
+        return True
+    return i > 0 and amounts[i - 1].value == f.value and bool(
+        _RESTATED_AMOUNT.fullmatch(q, amounts[i - 1].span[1], f.span[0]))
 
 
 def _sum(values: Iterable[int | float]) -> int | float:
