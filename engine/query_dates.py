@@ -6,7 +6,9 @@ keeps the character span of the question it was read from.
 Formats read (month names may be abbreviated, with or without a period; ordinals allowed):
   "June 1, 2016" / "June 1 2016" / "1 June 2016" / "June 1st of 2016" / "June 1 (2016)"
                                                      -> a day
-  "November 1-5, 2004" (days of one month)           -> its first day, a day that starts a
+  "December first 2020", "June the twenty-first, 2019" (a day's ordinal in words) -> a day
+  "November 1-5, 2004" (days of one month), "11/20/2004-12/31/2004"
+                                                     -> its first day, a day that starts a
                                                         period ("earned November 1-5, 2004")
   "2016-06-01" (ISO) / "6/1/2016", "6-1-2016", "6/1/16" (US order M/D/Y)  -> a day
   "June 2011"                                        -> a month
@@ -41,7 +43,7 @@ Roles (from the words just before the date, within its clause; the nearest cue w
   filing    "filed on X", "a case filed in X", "petition date of X", "commenced on X", "went
             bankrupt on X", "put into chapter 7 on X"; and,
             from the words just after it, "my employer's X bankruptcy filing", "a X petition",
-            "my X bankruptcy"
+            "my X bankruptcy", "on X, I filed my petition"
   transfer  "paid ... on X", "transferred on X", "payment was made on X", "a lump sum on X";
             and, from the words just after it, "on X she repaid her sister"
   generic   any other date (a point in time the question is about)
@@ -77,6 +79,16 @@ class QueryError(ValueError):
 
 _MON = r"(?:january|february|march|april|may|june|july|august|september|october|november|december|jan|feb|mar|apr|jun|jul|aug|sept|sep|oct|nov|dec)"  # noqa: E501
 _ORD = r"(?:st|nd|rd|th)?"
+# the ordinals of a month's days in words ("december first 2020")
+_ORD_WORDS = {w: i for i, w in enumerate(
+    "first second third fourth fifth sixth seventh eighth ninth tenth eleventh twelfth "
+    "thirteenth fourteenth fifteenth sixteenth seventeenth eighteenth nineteenth twentieth".split(),
+    1)}
+_ORD_WORDS |= {f"twenty{sep}{w}": 20 + i for sep in (" ", "-") for w, i in _ORD_WORDS.items()
+               if i < 10}
+_ORD_WORDS |= {"thirtieth": 30, "thirty-first": 31, "thirty first": 31}
+_DAY_WORD = "(?:" + "|".join(sorted((re.escape(w).replace(r"\ ", r"\s+") for w in _ORD_WORDS),
+                                    key=len, reverse=True)) + ")"
 # a month's name and a day ("April 10", "Sept. 3rd")
 MONTH_DAY = rf"{_MON}\.?\s+\d{{1,2}}{_ORD}"
 # holidays on a fixed day of the year
@@ -100,7 +112,7 @@ _YEAR_CUE = (
 DATE_RE = re.compile(  # every alternative starts a word: the lookahead skips other positions
     rf"""
     (?=\b\w)(?:
-    (?P<mdy>\b(?P<mdy_m>{_MON})\.?\s+(?P<mdy_d>\d{{1,2}}){_ORD}
+    (?P<mdy>\b(?P<mdy_m>{_MON})\.?\s+(?:(?P<mdy_d>\d{{1,2}}){_ORD}|(?:the\s+)?(?P<mdy_dw>{_DAY_WORD}))
         (?P<mdy_to>\s*[-–]\s*\d{{1,2}}{_ORD})?,?\s+(?:of\s+)?
         (?:(?P<mdy_y>\d{{4}})\b|\((?P<mdy_y2>\d{{4}})\)|['’](?P<mdy_yy>\d{{2}})\b))
   | (?P<my>\b(?P<my_m>{_MON})\.?,?\s+(?:of\s+)?(?P<my_y>\d{{4}})\b
@@ -111,7 +123,9 @@ DATE_RE = re.compile(  # every alternative starts a word: the lookahead skips ot
   | (?P<dmy>\b(?P<dmy_d>\d{{1,2}}){_ORD}\s+(?:of\s+)?(?P<dmy_m>{_MON})\.?,?\s+(?P<dmy_y>\d{{4}})\b)
   | (?P<iso>(?<![\w./-])(?P<iso_y>\d{{4}})-(?P<iso_m>\d{{1,2}})-(?P<iso_d>\d{{1,2}})(?![\w/-]))
   | (?P<num>(?<![\w./-])(?P<num_m>\d{{1,2}})(?P<sep>[/-])(?P<num_d>\d{{1,2}})(?P=sep)
-        (?P<num_y>\d{{4}}|\d{{2}})(?![\w/-]))
+        (?P<num_y>\d{{4}}|\d{{2}})
+        (?:(?P<num_to>[ \t]*[-–][ \t]*\d{{1,2}}/\d{{1,2}}/(?:\d{{4}}|\d{{2}})(?![\w/-]))
+         |(?![\w/-])))
   | (?:{_YEAR_CUE}(?:(?P<yr>(?<![\w$.,-])(?:1[89]|2[01])\d{{2}})|['’](?P<yr2>\d{{2}}))\b
         (?![-/]\d)  # (the year of an ISO or dashed day: "from 2005-01-10")
         (?!\s*(?:U\.?\s?S\.?\s?C|C\.?\s?F\.?\s?R|%|percent|dollars|amendments?)))
@@ -129,7 +143,7 @@ DATE_RE = re.compile(  # every alternative starts a word: the lookahead skips ot
 
 # Cue patterns, applied to the clause text just before a date. Each ends at the date: the
 # greedy lead makes the match's keyword the *last* one in the window.
-_GAP = r"(?:[\s,:]+(?:\([^()]{{0,60}}\)|[\w'’$,.()§-]+)){{0,{n}}}?[\s,:]*"  # "(...)" is one word
+_GAP = r"(?:[\s,:]+(?:\([^()]{{0,60}}\)|[\w'’$,.()§#-]+)){{0,{n}}}?[\s,:]*"  # "(...)" is one word
 # the words of each role's cue, and the most words a cue may stand before its date
 _CUE_WORDS: tuple[tuple[str, str, int], ...] = (
     # (not what was earned by a day: "wages earned as of January 10")
@@ -137,11 +151,17 @@ _CUE_WORDS: tuple[tuple[str, str, int], ...] = (
               r"in\s+effect|in\s+force|applicable", 5),
     # ("filed for bankruptcy under Chapter 7 on the 14th of May, 2003"; "the LLC was put into
     # chapter 7 on November 3, 2008": an involuntary case)
-    ("filing", r"fil(?:ed|es|e|ing)(?:\s+for\s+bankruptcy)?|petition(?:\s+date)?|commenced|"
+    # ("filed an involuntary petition against Gulfstream Charters Inc. on 5/20/2019": the
+    # debtor's name is part of the cue)
+    ("filing", r"fil(?:ed|es|e|ing)(?:\s+for\s+bankruptcy)?(?:\s+(?:an?\s+)?involuntary"
+               r"(?:\s+(?:petition|bankruptcy|case|chapter\s+\d+|ch\.?\s*\d+))*\s+"
+               r"(?:against|on|vs\.?|versus)(?:\s+[\w&.,'’-]+){1,5}?)?|petition(?:\s+date)?|"
+               r"commenced|"
                r"declared\s+bankruptcy|entered\s+bankruptcy|order\s+for\s+relief|"
                r"went\s+(?:into\s+)?(?:bankrupt(?:cy)?|chapter\s+\d+)|"
                r"(?:put|placed|forced|pushed)\s+into\s+(?:bankruptcy|chapter\s+\d+)", 6),
     ("transfer", r"paid|pays|repaid|transferred|transfers?|payments?|made|received|wired|sent|"
+                 r"(?:auto-?)?debited|auto-?drafted|"
                  r"lump\s+sum|wire", 12),
 )
 _CUES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
@@ -193,10 +213,19 @@ _TRANSFER_AFTER = re.compile(
     r"(?:(?:finally|then|already|just|quietly|suddenly|eventually|only)\s+)?"
     r"(?P<kw>paid|repaid|transferred|wired|sent|made|caught\s+up)\b", re.I
 )
+# a date its clause goes on to say the case was filed: "on November 18, 2002, I filed my
+# personal chapter 7 petition"
+_FILING_AFTER = re.compile(
+    r",?\s+(?:I|we|he|she|it|they|(?:the\s+)?(?:debtor|company)|(?-i:[A-Z][a-z]+))\s+"
+    r"(?:(?:finally|then|eventually|officially)\s+)?(?P<kw>filed)\b", re.I
+)
 _NOW_LEAD = re.compile(r"\b(?:as\s+of|right)\s+$", re.I)
 # a period after a number ends a clause before a lower-case word too ("filed oct 6 2025. on
 # july 6 2025 he bought ...")
-_CLAUSE_BREAK = re.compile(r"[?!;]|\.(?=\s+[A-Z])|(?<=\d)\.(?=\s+[a-z])|\n")
+# (not an abbreviation's period: "an involuntary vs. Apex Roofing on 1/22/2024")
+_CLAUSE_BREAK = re.compile(r"[?!;]|(?<!\bvs)(?<!\bv)(?<!\bInc)(?<!\bCo)(?<!\bCorp)(?<!\bLtd)"
+                           r"(?<!\bMr)(?<!\bMs)(?<!\bMrs)(?<!\bDr)(?<!\bSt)\.(?=\s+[A-Z])"
+                           r"|(?<=\d)\.(?=\s+[a-z])|\n")
 _CUE_WINDOW = 90
 
 
@@ -218,6 +247,11 @@ class DateMention:
     def exact(self) -> bool:
         """A single named day ("June 1, 2016", "today"), with no before/after modifier."""
         return self.granularity in ("day", "today") and self.modifier in (None, "on")
+
+
+def _day_number(text: str) -> int:
+    """A day of the month, in digits or as an ordinal in words ("first", "twenty-third")."""
+    return int(text) if text.isdigit() else _ORD_WORDS[" ".join(text.lower().split())]
 
 
 def _full_year(yy: int, today: date) -> int:
@@ -339,7 +373,7 @@ def find_dates(question: str, today: date) -> list[DateMention]:
             continue  # e.g. a paragraph label "1013-2-1", not a date
         if m.group("mdy"):
             grp = "mdy"
-            y, mo, d = named, MONTHS[m["mdy_m"].lower()], int(m["mdy_d"])
+            y, mo, d = named, MONTHS[m["mdy_m"].lower()], _day_number(m["mdy_d"] or m["mdy_dw"])
             gran = "day"
         elif m.group("my"):
             grp = "my"
@@ -413,7 +447,8 @@ def find_dates(question: str, today: date) -> list[DateMention]:
         mm = _MODIFIER.search(prefix)
         if mm:
             modifier = " ".join(mm["mod"].lower().split())
-        elif m["mdy_to"]:  # "November 1-5, 2004": the first day of the days named
+        elif m["mdy_to"] or m["num_to"]:  # "November 1-5, 2004", "11/20/2004-12/31/2004": the
+            # first day of the days named
             modifier = "from"
         role, cue, best = "generic", None, -1
         for name, rx in _CUES:
@@ -422,8 +457,9 @@ def find_dates(question: str, today: date) -> list[DateMention]:
                 role, cue, best = name, " ".join(cm["kw"].lower().split()), cm.start("kw")
         filing_noun = _FILING_NOUN.match(question, span[1])
         paid_after = role == "generic" and _TRANSFER_AFTER.match(question, span[1])
-        if filing_noun:
-            role, cue = "filing", filing_noun["kw"].lower()
+        filed_after = role == "generic" and _FILING_AFTER.match(question, span[1])
+        if filing_noun or filed_after:
+            role, cue = "filing", (filing_noun or filed_after)["kw"].lower()
         elif paid_after:
             role, cue = "transfer", paid_after["kw"].lower()
         elif role == "generic" and gran == "day":

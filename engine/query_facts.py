@@ -142,7 +142,8 @@ AMOUNT_RE = re.compile(
     # ("one point two million")
     rf"|(?<![\w$-])(?P<words6>{_WORD_NUM})(?:(?P<half>\s+and\s+a\s+half)|\s+point\s+"
     rf"(?P<point>{_DIGIT_WORD}))?\s+"
-    rf"(?P<mult6>thousand|million|billion)(?:,?\s+(?:and\s+)?(?P<rest6>{_WORD_NUM}))?\b"
+    rf"(?P<mult6>thousand|million|billion)(?:,?\s+(?:and\s+)?(?P<rest6>{_WORD_NUM})"
+    r"(?:\s+(?P<rest6k>thousand))?)?\b"
     r"(?!\s+(?:[\w-]+\s+)?" + _COUNTED + r")"
     # "the electrician twenty-five hundred", "fifty-five hundred": eleven to ninety-nine
     # hundred in words is money too, unless a counted noun follows
@@ -181,9 +182,11 @@ _AMOUNT_START = (r"(?=\$|US\$|USD|(?<![\w$.,])\d(?!\d*[/-]\d)|(?<![\w$-])(?<!tho
                  + _DIGIT_WORD + r")\s+)?"
                  r"(?:thousand|million|billion))|" + _HUNDREDS + r")\b)")
 # words between the words before an amount and the amount: "the claim is exactly $13,650",
-# "unsecured about $200,000" (a hedged amount)
-_AMOUNT_FILLER = (r"(?:(?:exactly|precisely|just|only|a\s+total\s+of|in\s+total|about|"
-                  r"approximately|approx\.|around|roughly|like|maybe|[~≈])\s*)?")
+# "unsecured about $200,000" (a hedged amount), "are only about sixty grand", "come to some
+# $700,000"; a notes item's number and day: "Xfer #1: 3/29/2018, $6,425.00"
+_AMOUNT_FILLER = (r"(?:#\s*\d+\s*:?\s*)?(?:(?:on\s+)?\d{1,2}/\d{1,2}/\d{2,4}\s*[,:]?\s*)?"
+                  r"(?:(?:exactly|precisely|just|only|a\s+total\s+of|in\s+total|about|some|"
+                  r"approximately|approx\.|around|roughly|like|maybe|[~≈])\s*){0,2}")
 # a pronoun that points back to the sentence before: "... cash advances. i took them out ..."
 _BACK_REFERENCE = re.compile(r"\b(?:them|they|those|these|it)\b", re.I)
 # an amount said again as the one already stated: "paid her dentist $450 ... avoid the $450
@@ -191,6 +194,10 @@ _BACK_REFERENCE = re.compile(r"\b(?:them|they|those|these|it)\b", re.I)
 _RESTATED = re.compile(r"\b(?:the|that|this|those|these|same)\s+$", re.I)
 # between an amount and the same amount said again: "fifteen grand ($15,000)"
 _RESTATED_AMOUNT = re.compile(r"\s*\(\s*")
+# between an amount and the same amount said in words: "$7,500, seven thousand five hundred"
+_RESTATED_WORDS = re.compile(r"\s*(?:,|-+|–|—)\s*(?:(?:that\s+is|i\.e\.),?\s+)?")
+# a sum's result: "$7,000 + $5,500 + $3,275 = $15,775"
+_SUM_EQUALS = re.compile(r"(?<![<>!=])=\s*$")
 # an amount a list's total follows: "$3,500 and $4,500, $8,000 total"
 _TOTAL_AFTER = re.compile(r"\s*(?:total\b|in\s+(?:total|all|the\s+aggregate)\b|altogether\b|"
                           r"combined\b)", re.I)
@@ -309,11 +316,19 @@ _YESNO_LEAD = re.compile(
 )
 # the end of a yes/no question, its mark or (typed without any) the end of the text
 _YESNO_TAIL = re.compile(
-    r"\s*(?:,?\s*or\s+not\b\s*)?(?:(?:of|under|for|to|within|as|like|when|at|in|with|by|because|"
+    r"\s*(?:,?\s*or\s+not\b\s*)?(?:(?:of|under|for|to|within|as|like|when|at|in|on|during|with|by|because|"
     r"given|and|so|if|which|meaning)\b[^?]{0,120}|,\s*(?:which|meaning|so)\b[^.?]{0,120})?"
     r"(?:\?|(?<![.!])\s*$)",
     re.I,
 )
+# a yes/no question run on after a statement, its verb first and a subject after it: "... just a
+# regular customer is tractor world an insider"
+_RUNON_YESNO = re.compile(r"\b(?:is|was|are|were)\s+(?!(?:an?|not|also|really|still|in|"
+                          r"definitely|clearly|probably|likely|now|already|maybe|perhaps|"
+                          r"actually)\b)(?:[\w&.'’-]+\s+){1,4}(?:an?|the)\s+$", re.I)
+# a question's label before a fragment: "- Q: insider under 101(31)?", "Issue: insider?"
+_QUESTION_LABEL = re.compile(r"\s*(?:[-*•]\s*)?(?:(?:the\s+)?(?:Q|questions?|issues?|query|ask))?"
+                             r"\s*[:.-]?\s*", re.I)
 _COMPLEMENT_LEAD = re.compile(r"\b(?:an?|the|considered|deemed|treated\s+as)\s+$", re.I)
 # a value a negation governs, in a list or not: "she isn't an employee, officer or shareholder"
 _NEGATED_LIST = re.compile(r"(?:\b(?:not|never|neither|nor)|n['’]t)\s+(?:an?\s+)?"
@@ -544,7 +559,10 @@ class FactReader:
                 rx = _wrx("|".join(expand_pattern(p).replace("(?P<n>", f"(?P<n{i}>")
                                    .replace("(?P<others>", f"(?P<o{i}>")
                                    for i, p in enumerate(st.get("patterns", ()))))
-                counts.append((spec, rx, tuple(h.lower() for h in st.get("hints", ()))))
+                less_count = (re.compile("|".join(expand_pattern(p) for p in st["less"]), re.I)
+                              if st.get("less") else None)
+                counts.append((spec, rx, tuple(h.lower() for h in st.get("hints", ())),
+                               less_count))
             elif spec.type is FactType.DURATION:
                 if st.get("default"):
                     default_duration = spec
@@ -613,18 +631,31 @@ class FactReader:
         off = frozenset(name for name, hints in c["amount_hints"].items()
                         if hints and not any(h in low for h in hints))  # not this question's
         after_rx, after_specs = self._after(c, off)
+        # a place inside an amount in words -> where it starts: the words before may reach
+        # "fifty dollars" of "five hundred fifty dollars"
+        inside = {i: m.start() for m in amounts for i in range(m.start() + 1, m.end())}
         before: dict[int, FactSpec] = {}  # where an amount starts -> the fact the words before
         if amounts:  # say (one pass per pattern; the first declared wins)
             for spec, rx in reversed(c["before"]):
                 if spec.name in off:
                     continue
                 for bm in rx.finditer(q):
-                    before[bm.end()] = spec
+                    before[inside.get(bm.end(), bm.end())] = spec
         deducted: dict[str, list[re.Match[str]]] = {}  # amounts the words after take off
-        for group in _amount_lists(q, amounts):
+        # an amount said again in words right after it ("$7,500, seven thousand five hundred,
+        # for old bills") is one amount, and the words after the second are its words
+        said_to: dict[int, int] = {}  # the end of an amount -> the end of it said again
+        once: list[re.Match[str]] = []
+        for m in amounts:
+            if once and _restated_in_words(q, once[-1], m):
+                said_to[once[-1].end()] = m.end()
+            else:
+                once.append(m)
+        for group in _amount_lists(q, once):
             span = (group[0].start(), group[-1].end())
+            end = said_to.get(span[1], span[1])
             lm = next((spec for spec, rx in c["less"]
-                       if spec.name not in off and rx.match(q, span[1])), None)
+                       if spec.name not in off and rx.match(q, end)), None)
             if lm is not None:
                 if before.get(span[0]) is not lm:  # "owed $40,000, fully secured": no part
                     deducted.setdefault(lm.name, []).extend(group)
@@ -637,9 +668,9 @@ class FactReader:
             # an amount said again in parentheses takes the words after them: "sixteen
             # thousand ($16,000) in unpaid wages"
             head = q[:span[0]].rstrip()
-            again = (q[span[1]:span[1] + 1] == ")" and head.endswith("(")
+            again = (q[end:end + 1] == ")" and head.endswith("(")
                      and len(head[:-1].rstrip()) in amount_ends)
-            am = after_rx.match(q, span[1] + again)
+            am = after_rx.match(q, end + again)
             spec = after_specs[int(am.lastgroup[1:])] if am and am.lastgroup else None
             if spec is None:
                 spec = before.get(span[0])
@@ -673,7 +704,7 @@ class FactReader:
                 else:
                     add(spec, days, span, approximate=approximate)
 
-        for spec, rx, hints in c["counts"]:
+        for spec, rx, hints, less_count in c["counts"]:
             if hints and not any(h in low for h in hints):
                 continue
             for m in rx.finditer(q):
@@ -682,8 +713,11 @@ class FactReader:
                         or hedged(m.span(grp)) is None
                         or _RULE_LEAD.search(q, max(0, m.start() - 30), m.start())):
                     continue
-                add(spec, number_value(m[grp]) + (grp[0] == "o"), m.span(),
-                    approximate=bool(hedged(m.span(grp))))
+                n = number_value(m[grp]) + (grp[0] == "o")
+                if less_count is not None:  # "15 creditors, but 5 of them are its own cooks"
+                    n -= sum(number_value(lm["n"]) for lm in less_count.finditer(
+                        q, m.end(), sentences.bounds(m.start())[1]))
+                add(spec, n, m.span(), approximate=bool(hedged(m.span(grp))))
 
         unsure: set[str] = set()  # enumerations whose value the question offers as open
         for ch in c["choices"]:
@@ -712,7 +746,9 @@ class FactReader:
             ends = d.granularity == "day" and d.modifier in PERIOD_END_MODIFIERS
             starts = d.granularity == "day" and d.modifier in PERIOD_START_MODIFIERS
             if (d.exact or ends or starts) and d.role in ("transfer", "generic"):  # what the
-                spec = date_words.nearest(d.span, sentences) or spec  # date is of, by the words
+                # date is of, by the words (for a day paid, those before it)
+                spec = date_words.nearest(d.span, sentences,
+                                          before_only=d.cue in _PAID_CUES) or spec
             if spec is not None and (d.exact or (ends and spec.stated.get("period_end"))
                                      or (starts and spec.stated.get("earliest"))):
                 add(spec, d.value, d.span)
@@ -780,6 +816,10 @@ def _duration_days(m: re.Match[str]) -> tuple[int, bool]:
     return round(days), unit in ("month", "year") or bool(m["half"])
 
 
+# the date cues of a payment, after which only the words before a day say what it is the day of
+_PAID_CUES = ("paid", "pays", "repaid", "transferred", "wired")
+
+
 class _Keywords:
     """Where each fact's keywords occur in the question, found once (one pass per pattern),
     so that the nearest one to a span is found by bisection."""
@@ -791,13 +831,14 @@ class _Keywords:
         self.found = found
         self.specs = [spec for spec, _ in keywords]
 
-    def nearest(self, span: Span, sentences: _Sentences, *,
-                after_only: bool = False) -> FactSpec | None:
+    def nearest(self, span: Span, sentences: _Sentences, *, after_only: bool = False,
+                before_only: bool = False) -> FactSpec | None:
         """The fact whose keywords occur nearest before the span in its sentence (within 200
         characters), or in the sentence before when a pronoun before the span points back to it
         ("$1,500 in cash advances. i took them out 65 days before"), else nearest after it,
         else None. `after_only`: the words after the span say what it is ("my last five weeks
-        of wages")."""
+        of wages"); `before_only`: only the words before it do ("paid us $7,800 on 2/10/24 for
+        herd work done last fall" is a day paid, not one worked)."""
         s0, s1 = sentences.bounds(span[0])
         if s0 and _BACK_REFERENCE.search(sentences.q, s0, span[0]):
             s0 = sentences.bounds(s0 - 1)[0]
@@ -808,7 +849,7 @@ class _Keywords:
             if start >= lo and end <= span[0]:
                 return self.specs[k]
         j = bisect.bisect_left(self.starts, span[1])
-        if j < len(self.found) and self.found[j][1] <= hi:
+        if not before_only and j < len(self.found) and self.found[j][1] <= hi:
             return self.specs[self.found[j][2]]
         return None
 
@@ -853,13 +894,22 @@ def _amount_lists(q: str, amounts: list[re.Match[str]]) -> list[list[re.Match[st
     return groups
 
 
+def _restated_in_words(q: str, first: re.Match[str], m: re.Match[str]) -> bool:
+    """`m` says `first` again, one in digits and the other in words, right after it: "$7,500,
+    seven thousand five hundred" (in parentheses, `_said_again`)."""
+    return (amount_value(first) == amount_value(m)
+            and first[0][0].isalpha() != m[0][0].isalpha()
+            and bool(_RESTATED_WORDS.fullmatch(q, first.end(), m.start())))
+
+
 def _total_of_parts(q: str, found: list[QueryFact], name: str, total: re.Pattern[str],
                     sentences: _Sentences, amounts: list[Span]) -> list[QueryFact]:
     """`found` with the amounts of `name`, a fact the statute aggregates, made one: those the
     words around them (`total`; in the sentence, up to the next amount: 40 characters before,
-    25 after) state as the total, else one that is the sum of the others, else the sum of all
-    of them, each a part ("one is owed $12,000, one $9,000"), but for one said again ("the
-    $450 payment" after "$450", "fifteen grand ($15,000)").
+    25 after, unless the word right after is the next amount's: "$3,400, total $16,700") or a
+    sum's "=" before them state as the total, else one that is the sum of the others, else the
+    sum of all of them, each a part ("one is owed $12,000, one $9,000"), but for one said again
+    ("the $450 payment" after "$450", "fifteen grand ($15,000)").
     `amounts`: the spans of every amount in `q`, in order."""
     mine = [f for f in found if f.name == name]
     if len(mine) < 2:
@@ -872,7 +922,11 @@ def _total_of_parts(q: str, found: list[QueryFact], name: str, total: re.Pattern
         lo = max(s0, f.span[0] - 40, amounts[i - 1][1] if i else 0)
         j = bisect.bisect_left(starts, f.span[1])
         hi = min(s1, f.span[1] + 25, starts[j] if j < len(starts) else len(q))
-        return bool(total.search(q, lo, f.span[0]) or total.search(q, f.span[1], hi))
+        after = total.search(q, f.span[1], hi)
+        if after and j < len(starts) and hi == starts[j] and not q[after.end():hi].strip(" ,:"):
+            after = None  # "$3,400, total $16,700": the word is the next amount's
+        return bool(total.search(q, lo, f.span[0]) or after
+                    or _SUM_EQUALS.search(q, lo, f.span[0]))
 
     totals = [f for f in mine if stated_as_total(f)]
     if not totals:
@@ -982,7 +1036,7 @@ def _asked_not_asserted(q: str, span: Span, sentences: _Sentences, *,
     says the debtor is a corporation, and be no subject right after the verb: "Is the CFO of
     our debtor an insider?" says the creditor is an officer."""
     s0, s1 = sentences.bounds(span[0])
-    if not q[s0:span[0]].strip() and _FRAGMENT_TAIL.match(q, span[1]):
+    if _QUESTION_LABEL.fullmatch(q, s0, span[0]) and _FRAGMENT_TAIL.match(q, span[1]):
         return True
     if _LIKENED.search(q, max(s0, span[0] - 12), span[0]) and _LIKENED_TAIL.match(q, span[1]):
         return True
@@ -997,8 +1051,11 @@ def _asked_not_asserted(q: str, span: Span, sentences: _Sentences, *,
     # a question after a lead-in: "For the look-back, is she", "IRAC: is the credit union"
     comma = max(q.rfind(",", s0, span[0]), q.rfind(":", s0, span[0]))
     starts = {s0, comma + 1} if comma >= 0 else {s0}
-    if not (_YESNO_TAIL.match(q, span[1])
-            and any(_YESNO_LEAD.match(q, start, span[0]) for start in starts)):
+    if not _YESNO_TAIL.match(q, span[1]):
+        return False
+    if _RUNON_YESNO.search(q, s0, span[0]):
+        return True
+    if not any(_YESNO_LEAD.match(q, start, span[0]) for start in starts):
         return False
     return not complement_only or (
         bool(_COMPLEMENT_LEAD.search(q, max(s0, span[0] - 30), span[0]))
@@ -1028,7 +1085,7 @@ def amount_value(m: re.Match[str]) -> int | float:
     value = float(num.replace(",", "") + (dec or ""))
     if mult:
         value *= _MULT[mult.strip().lower()]
-    if m["rest"] or m["rest6"]:  # "eight thousand five hundred"
-        value += number_value(m["rest"] or m["rest6"])
+    if m["rest"] or m["rest6"]:  # "eight thousand five hundred", "a million three hundred thousand"
+        value += number_value(m["rest"] or m["rest6"]) * (1_000 if m["rest6k"] else 1)
     value = round(value, 2)
     return int(value) if value == int(value) else value

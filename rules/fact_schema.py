@@ -413,6 +413,8 @@ def _spec_problem(name: str, body: Any) -> str | None:
             return f"field stated.{key}: bad pattern {pats!r}: {exc}"
         if key == "patterns" and not {"n", "others"} & set(rx.groupindex):
             return f"field stated.patterns: {pats!r} has no group (?P<n>...) or (?P<others>...)"
+        if key == "less" and ftype is FactType.COUNT and "n" not in rx.groupindex:
+            return f"field stated.less: {pats!r} has no group (?P<n>...) (the number taken off)"
     for derived in _derivations(body):
         if not (isinstance(derived, dict) and (
                 _pair(derived.get("days_between")) or ("value" in derived
@@ -454,7 +456,9 @@ _W99 = rf"(?:(?:{_TENS_WORDS})(?:[\s-](?:{_SMALL_WORDS}))?|{_SMALL_WORDS})"
 MACROS = {
     "{NUM}": rf"(?:\d{{1,3}}(?:,\d{{3}})+|\d+|(?:an?|{_W99})[\s-]hundred"
              rf"(?:\s+(?:and\s+)?{_W99})?|{_W99}|an?)",
-    "{NEG}": r"(?:not|\w*n['’]t|never|neither|nor)",
+    # (texted without the apostrophe too: "dont", "wasnt", "cant")
+    "{NEG}": r"(?:not|\w*n['’]t|(?:do|does|did|is|was|are|were|has|have|had|ca|could|would|should|"
+             r"wo)nt\b|never|neither|nor)",
     "{APOS}": "['’]",
 }
 

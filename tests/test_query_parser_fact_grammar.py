@@ -1924,3 +1924,113 @@ def test_more_taken_off_than_counted_gives_no_amount_and_says_so() -> None:
     assert "unsecured_claims_total" not in p.fact_values()
     assert any(w.startswith("unsecured_claims_total:") and "none taken" in w
                for w in p.warnings)
+
+
+@pytest.mark.parametrize(
+    ("question", "name", "value"),
+    [
+        # a number in words the words before reach into
+        ("I paid my dentist five hundred fifty bucks on an old bill.", "transfer_amount", 550),
+        ("The debtor paid the supplier seventy five hundred dollars.", "transfer_amount", 7_500),
+        # an amount said again in words is one amount, and the words after it are its words
+        ("They paid her $7,500, seven thousand five hundred, for old catering bills.",
+         "transfer_amount", 7_500),
+        ("La Fogata LLC filed chapter 7. Her cook is owed $15,150, fifteen thousand one hundred "
+         "fifty, in unpaid wages.", "wage_claim_amount", 15_150),
+        ("My secured debts come to one million three hundred thousand total; I file chapter 13.",
+         "secured_debts", 1_300_000),
+        # notes: an item's number and day between the words and the amount
+        ("Debtor: Summit Signs Corp., ch 7 pet. 5/10/2018. Xfer #1: 3/29/2018, $6,425.00 to "
+         "Apex Vinyl.", "transfer_amount", 6_425),
+        ("Xfer #3: 04/01/2021, wire $18,250.00 to First Valley Bank.", "transfer_amount",
+         18_250),
+        ("Xfer #1: 3/29/2018, $6,425.00 to Apex Vinyl. Ch 7 pet. 5/10/2018.", "transfer_date",
+         date(2018, 3, 29)),
+        ("We cut check #20417 for $18,400 to Tidewater Fiberglass Supply.", "transfer_amount",
+         18_400),
+        ("Single pre-petition payment to ink supplier: exactly $6,225.00.", "transfer_amount",
+         6_225),
+        ("Her credit union auto-debited $650 for her personal loan.", "transfer_amount", 650),
+        ("Purchase 7/2/2018, luxury men's watch $2,450; only purchase on that account.",
+         "luxury_goods_amount", 2_450),
+        # (the law's figure is no luxury debt)
+        ("He charged $875 in golf gear. Last year's chart says the luxury number is $800.",
+         "luxury_goods_amount", 875),
+        ("My unsecured debts are only about sixty grand; chapter 13.",
+         "noncontingent_unsecured_debts", 60_000),
+        ("Schedules: unsecured NCL $500,000; secured $400,000. Chapter 13.",
+         "noncontingent_unsecured_debts", 500_000),
+        # days
+        ("i filed chapter 7 august 9 2021 and back on december first 2020 i paid my brother back "
+         "nine thousand dollars.", "transfer_date", date(2020, 12, 1)),
+        ("On September 14, 2002, I obtained cash advances of $1,500, and on November 18, 2002, "
+         "I filed my personal chapter 7 petition.", "filing_date", date(2002, 11, 18)),
+        ("Ch 7 pet. 5/2/2005. Unpaid wages $9,800.00, earned 11/20/2004-12/31/2004.",
+         "wages_earned_date", date(2004, 11, 20)),
+        ("They filed ch 11 5/11/24. They paid us $7,800 on 2/10/24 for herd work done last fall.",
+         "transfer_date", date(2024, 2, 10)),
+        ("Three of us filed an involuntary against Gulfstream Charters Inc. on 5/20/2019.",
+         "filing_date", date(2019, 5, 20)),
+        ("Three clients plan to file an involuntary vs. Apex Roofing on 1/22/2024.",
+         "filing_date", date(2024, 1, 22)),
+        # § 303(b): holders less employees and insiders; totals in notes
+        ("Filing an involuntary on them by myself. They owe 13 folks total, but 3 of those are "
+         "their own mechanics owed back wages.", "creditor_count", 10),
+        ("Hypo: D Corp. has 15 creditors: 4 are current employees owed wages, 1 is D's "
+         "president (an insider), and the other 10 are trade creditors. Involuntary petition.",
+         "creditor_count", 10),
+        ("Holders of claims vs Northgate: 8 total (excl. employees, insiders). Invol. pet.",
+         "creditor_count", 8),
+        ("Proposed invol. pet. 6/14/2021. Petitioners: 2 (Lakeside Aluminum $28,000; Pro "
+         "Sealants $12,000).", "petitioning_creditors", 2),
+        ("Involuntary: they owe like thirty some other people too, regular creditors.",
+         "holders_fewer_than_12", False),
+        ("Three creditors filed an involuntary petition: $7,000 + $5,500 + $3,275 = $15,775, all "
+         "unsecured.", "unsecured_claims_total", 15_775),
+        ("Three of us filed an involuntary: us $8,200, Dockside Diesel $5,100, and Marine Tarp "
+         "$3,400, total $16,700, all unsecured and undisputed.", "unsecured_claims_total",
+         16_700),
+        ("Client Oakline Kennels Inc. owes clinic $30k. Unsecured, not disputed. Just us filing "
+         "the involuntary ch 7.", "unsecured_claims_total", 30_000),
+        ("Paid the way we always paid them, and on the same terms every tackle shop in the "
+         "county uses with its suppliers.", "ordinary_business_terms", True),
+        ("Clinic LLC filing ch 7 9/9/24. Clinic took a $3k cash advance.", "debtor_kind",
+         "corporation"),
+        ("My debts were all personal and it wasnt in the ordinary course of anything, just a one "
+         "time loan.", "ordinary_course_payment", False),
+    ],
+)
+def test_phrasings_of_check94_to_check97(question: str, name: str, value: object) -> None:
+    assert parse(question).fact_values().get(name) == value
+
+
+@pytest.mark.parametrize(
+    ("question", "absent"),
+    [
+        # a question's label, a run-on question without its mark, and a day after what it asks
+        ("- Creditor: Capital One, no relationship beyond a cardholder\n- Q: insider under "
+         "101(31)?", "creditor_is_insider"),
+        ("i owe tractor world 3200 thats the dealer not family just a regular customer is tractor "
+         "world an insider", "creditor_is_insider"),
+        ("Clinic repaid my dad's loan. Was the clinic insolvent on 6/1/20? Honestly don't know.",
+         "debtor_insolvent"),
+        ("I honestly don't know if I was in the hole on 01 Feb.", "debtor_insolvent"),
+        ("marcus was vice president of the llc but he quit sometime last year. i dont know if he "
+         "had already quit when we paid him", "relationship"),
+        # a part not known leaves the total open
+        ("Invol. pet. Petitioners: (1) Ag Credit $7,000; (2) Miller Feed $5,000; (3) Harmon "
+         "Trucking, claim amount not yet documented, unknown.", "unsecured_claims_total"),
+        ("Involuntary. Client A $6,000; Client B $5,500; Client C: amount not in my file.",
+         "unsecured_claims_total"),
+        ("Involuntary: our claim $4,000 unsecured. Co-petitioners' claim amounts not yet "
+         "provided.", "unsecured_claims_total"),
+    ],
+)
+def test_what_check94_to_check97_left_open(question: str, absent: str) -> None:
+    assert absent not in parse(question).fact_values()
+
+
+def test_the_words_before_an_amount_are_not_a_total_for_the_amount_before_them() -> None:
+    p = parse("Involuntary petition. Claims: us $8,000, shop A $6,500, shop B $4,000 = $18,500, "
+              "all undisputed and unsecured.")
+    assert p.fact_values()["unsecured_claims_total"] == 18_500

@@ -320,6 +320,18 @@ def test_a_count_pattern_needs_its_number_group(tmp_path: Path) -> None:
          "(?P<others>...)", 1)]
 
 
+def test_a_count_s_less_pattern_needs_its_number_group(tmp_path: Path) -> None:
+    path = tmp_path / "facts.toml"
+    path.write_text('[fact.signers]\ntype = "count"\nmeaning = "signers"\n'
+                    "  [fact.signers.stated]\n  patterns = ['(?P<n>{NUM}) signers']\n"
+                    "  less = ['{NUM} of them are employees']\n")
+    specs, issues = read_fact_file(path)
+    assert not specs
+    assert [(i.message, i.line) for i in issues] == [
+        ("fact signers: field stated.less: '{NUM} of them are employees' has no group "
+         "(?P<n>...) (the number taken off)", 1)]
+
+
 def test_a_file_s_macros_are_put_into_its_patterns(tmp_path: Path) -> None:
     path = tmp_path / "facts.toml"
     path.write_text("[macro]\nTOYS = '(?:yachts?|jets?)'\n\n"
