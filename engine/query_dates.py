@@ -87,6 +87,17 @@ _ORD_WORDS = {w: i for i, w in enumerate(
 _ORD_WORDS |= {f"twenty{sep}{w}": 20 + i for sep in (" ", "-") for w, i in _ORD_WORDS.items()
                if i < 10}
 _ORD_WORDS |= {"thirtieth": 30, "thirty-first": 31, "thirty first": 31}
+# a year in words: "two thousand twenty-two", "twenty twenty", "twenty oh five", "nineteen
+# ninety-nine"
+_ONES = ("one", "two", "three", "four", "five", "six", "seven", "eight", "nine")
+_TEENS = ("ten", "eleven", "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen",
+          "eighteen", "nineteen")
+_TENS = ("twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety")
+_W99 = (rf"(?:(?:{'|'.join(_TENS)})(?:[\s-](?:{'|'.join(_ONES)}))?|{'|'.join(_TEENS)}|"
+        rf"{'|'.join(_ONES)})")
+_OH_ONES = rf"oh[\s-](?:{'|'.join(_ONES)})"
+_YEAR_WORDS = (rf"(?:two\s+thousand(?:\s+(?:and\s+)?{_W99})?|twenty[\s-](?:{_OH_ONES}|{_W99})|"
+               rf"nineteen[\s-](?:{_OH_ONES}|{_W99}))")
 _DAY_WORD = "(?:" + "|".join(sorted((re.escape(w).replace(r"\ ", r"\s+") for w in _ORD_WORDS),
                                     key=len, reverse=True)) + ")"
 # a month's name and a day ("April 10", "Sept. 3rd")
@@ -102,7 +113,7 @@ _HOLIDAY_ALIASES = {"martin luther king jr day": "martin luther king day",
 _HOLIDAY = (r"(?:new\s+year['’]?s\s+(?:day|eve)|valentine['’]?s\s+day|independence\s+day|"
             r"(?:the\s+)?fourth\s+of\s+july|halloween|christmas(?:\s+(?:day|eve))?|"
             r"(?:martin\s+luther\s+king(?:,?\s+jr\.?)?|mlk)\s+day|presidents['’]?\s+day|"
-            r"memorial\s+day|labou?r\s+day|columbus\s+day|thanksgiving(?:\s+day)?)")
+            r"memorial\s+day|labou?r\s+day|columbus\s+day|thanksgiving(?:\s+day)?|black\s+friday)")
 _WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 _YEAR_CUE = (
     r"(?:\b(?:in|during|as\s+of|since|before|after|until|through|by|from|prior\s+to|"
@@ -114,7 +125,8 @@ DATE_RE = re.compile(  # every alternative starts a word: the lookahead skips ot
     (?=\b\w)(?:
     (?P<mdy>\b(?P<mdy_m>{_MON})\.?\s+(?:(?P<mdy_d>\d{{1,2}}){_ORD}|(?:the\s+)?(?P<mdy_dw>{_DAY_WORD}))
         (?P<mdy_to>\s*[-–]\s*\d{{1,2}}{_ORD})?,?\s+(?:of\s+)?
-        (?:(?P<mdy_y>\d{{4}})\b|\((?P<mdy_y2>\d{{4}})\)|['’](?P<mdy_yy>\d{{2}})\b))
+        (?:(?P<mdy_y>\d{{4}})\b|\((?P<mdy_y2>\d{{4}})\)|['’](?P<mdy_yy>\d{{2}})\b
+           |(?P<mdy_yw>{_YEAR_WORDS})\b))
   | (?P<my>\b(?P<my_m>{_MON})\.?,?\s+(?:of\s+)?(?P<my_y>\d{{4}})\b
         (?:\s*\((?:on\s+|around\s+|about\s+|roughly\s+|circa\s+)?(?:the\s+)?
               (?:(?P<my_m2>{_MON})\.?\s+)?(?P<my_d>\d{{1,2}}){_ORD}\)
@@ -131,8 +143,11 @@ DATE_RE = re.compile(  # every alternative starts a word: the lookahead skips ot
         (?!\s*(?:U\.?\s?S\.?\s?C|C\.?\s?F\.?\s?R|%|percent|dollars|amendments?)))
   | (?P<yrc>(?<![\w$.,/-])(?:1[89]|2[01])\d{{2}}
         (?=\s+(?:chapter|ch\.?\s*\d|bankruptcy|case|petition|filing)\b))
-  | (?P<md>\b(?P<md_m>{_MON})\.?\s+(?P<md_d>\d{{1,2}}){_ORD}\b(?![,.]?\s*\d|/)
+  | (?P<md>\b(?P<md_m>{_MON})\.?\s+(?:(?P<md_d>\d{{1,2}}){_ORD}|(?:the\s+)?(?P<md_dw>{_DAY_WORD}))
+        \b(?![,.]?\s*\d|/)
         (?P<md_that>,?\s+(?:of\s+)?(?:that|the\s+same|that\s+same)\s+year\b)?)
+  | (?P<dm>\b(?:the\s+)?(?P<dm_d>\d{{1,2}}(?:st|nd|rd|th)|{_DAY_WORD})\s+of\s+(?P<dm_m>{_MON})\b
+        (?![.,]?\s*\d)(?P<dm_that>,?\s+(?:of\s+)?(?:that|the\s+same|that\s+same)\s+year\b)?)
   | (?P<hol>\b(?:(?:the\s+)?(?P<hol_wd>{"|".join(_WEEKDAYS)})\s+(?P<hol_rel>after|before)\s+)?
         (?P<hol_n>{_HOLIDAY})(?:,?\s+(?:of\s+)?(?P<hol_y>\d{{4}})
         |(?P<hol_that>,?\s+(?:of\s+)?(?:that|the\s+same|that\s+same)\s+year))?\b)
@@ -214,10 +229,10 @@ _TRANSFER_AFTER = re.compile(
     r"(?P<kw>paid|repaid|transferred|wired|sent|made|caught\s+up)\b", re.I
 )
 # a date its clause goes on to say the case was filed: "on November 18, 2002, I filed my
-# personal chapter 7 petition"
+# personal chapter 7 petition", "Three weeks later, 2/20/2024, he files ch 7"
 _FILING_AFTER = re.compile(
     r",?\s+(?:I|we|he|she|it|they|(?:the\s+)?(?:debtor|company)|(?-i:[A-Z][a-z]+))\s+"
-    r"(?:(?:finally|then|eventually|officially)\s+)?(?P<kw>filed)\b", re.I
+    r"(?:(?:finally|then|eventually|officially)\s+)?(?P<kw>filed|files)\b", re.I
 )
 _NOW_LEAD = re.compile(r"\b(?:as\s+of|right)\s+$", re.I)
 # a period after a number ends a clause before a lower-case word too ("filed oct 6 2025. on
@@ -249,6 +264,16 @@ class DateMention:
         return self.granularity in ("day", "today") and self.modifier in (None, "on")
 
 
+def _year_in_words(text: str) -> int:
+    """The year `_YEAR_WORDS` matched: "two thousand five", "twenty twenty", "nineteen oh two"."""
+    words = [w for w in text.lower().replace("-", " ").split() if w not in ("and", "oh")]
+    numbers = {w: i for i, w in enumerate(_ONES, 1)} | {w: i for i, w in enumerate(_TEENS, 10)}
+    numbers |= {w: 10 * i for i, w in enumerate(_TENS, 2)}
+    if words[:2] == ["two", "thousand"]:
+        return 2000 + sum(numbers[w] for w in words[2:])
+    return 100 * numbers[words[0]] + sum(numbers[w] for w in words[1:])
+
+
 def _day_number(text: str) -> int:
     """A day of the month, in digits or as an ordinal in words ("first", "twenty-third")."""
     return int(text) if text.isdigit() else _ORD_WORDS[" ".join(text.lower().split())]
@@ -271,6 +296,8 @@ def _year_of(m: re.Match[str], today: date) -> int | None:
         return _cued_year(m, today)
     if m["mdy_yy"]:  # "May 27 '22"
         return _full_year(int(m["mdy_yy"]), today)
+    if m["mdy_yw"]:  # "October third, two thousand twenty-two"
+        return _year_in_words(m["mdy_yw"])
     if m["yrc"]:
         return int(m["yrc"])
     if m["num_y"]:
@@ -301,8 +328,11 @@ def _holiday_day(year: int, name: str, weekday: str | None, relation: str | None
     """The day of holiday `name` in `year`, or the `weekday` just after/before it."""
     key = " ".join(re.sub(r"['’.,]", "", name.lower()).split())
     key = key.removeprefix("the ")
-    day = (date(year, *_HOLIDAYS[key]) if key in _HOLIDAYS
-           else weekday_holiday(year, _HOLIDAY_ALIASES.get(key, key)))
+    if key == "black friday":  # the day after Thanksgiving
+        day = weekday_holiday(year, "thanksgiving day") + timedelta(days=1)
+    else:
+        day = (date(year, *_HOLIDAYS[key]) if key in _HOLIDAYS
+               else weekday_holiday(year, _HOLIDAY_ALIASES.get(key, key)))
     if weekday is None:
         return day
     step = timedelta(days=-1 if (relation or "").lower() == "before" else 1)
@@ -405,7 +435,19 @@ def find_dates(question: str, today: date) -> list[DateMention]:
                 continue
             grp = "md"
             y = unstated
-            mo, d = MONTHS[m["md_m"].lower()], int(m["md_d"])
+            mo, d = MONTHS[m["md_m"].lower()], _day_number(m["md_d"] or m["md_dw"])
+            gran = "day"
+        elif m.group("dm"):  # "the first of August that year"
+            year = _named_year(question, today) if year is None else year
+            unstated = _unstated_year(bool(m["dm_that"]), out, year)
+            if not unstated:
+                continue
+            grp = "dm"
+            y = unstated
+            mo, d = MONTHS[m["dm_m"].lower()], _day_number(re.sub(r"(?:st|nd|rd|th)$", "",
+                                                                    m["dm_d"].lower())
+                                                             if m["dm_d"][0].isdigit()
+                                                             else m["dm_d"])
             gran = "day"
         elif m.group("hol"):
             year = _named_year(question, today) if year is None else year

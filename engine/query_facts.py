@@ -198,6 +198,11 @@ _RESTATED_AMOUNT = re.compile(r"\s*\(\s*")
 _RESTATED_WORDS = re.compile(r"\s*(?:,|-+|–|—)\s*(?:(?:that\s+is|i\.e\.),?\s+)?")
 # a sum's result: "$7,000 + $5,500 + $3,275 = $15,775"
 _SUM_EQUALS = re.compile(r"(?<![<>!=])=\s*$")
+# one amount that counts several times: "two cash advances of $700.00 each", "three payments
+# of $2,000 apiece"
+_EACH = re.compile(r"\s*,?\s*(?:each|apiece|a\s+piece)\b", re.I)
+_EACH_COUNT = re.compile(r"\b(?P<n>" + _WORD_NUM + r"|[2-9]|1\d)\s+(?:[\w-]+\s+){0,3}?"
+                         r"(?:of|for|at)\s+" + _AMOUNT_FILLER + r"$", re.I)
 # an amount a list's total follows: "$3,500 and $4,500, $8,000 total"
 _TOTAL_AFTER = re.compile(r"\s*(?:total\b|in\s+(?:total|all|the\s+aggregate)\b|altogether\b|"
                           r"combined\b)", re.I)
@@ -289,8 +294,8 @@ _ONGOING = re.compile(r"\b(?:had|has|have|['’]ve)\b(?:\s+\w+){0,4}?\s+$", re.I
 # "... the petition. is the cousin an insider?", "... about 400k. my friend said ...", "... the
 # loan. insider or not?", "... before they filed. all priority?"; not the period of an initial
 # ("R. Delgado") or an abbreviation ("approx.", "Ms.")
-_SENTENCE_BREAK = re.compile(
-    r"[?!;]|(?<!\b[A-Z])(?<!\bapprox)(?<!\bvs)(?<!\bch)(?<!\bno)(?<!\bv)(?<!\bMs)(?<!\bMr)(?<!\bMrs)"
+_SENTENCE_BREAK = re.compile(  # (not a ";" inside parentheses: "(designer handbag; ...)")
+    r"[?!]|;(?![^()]{0,80}\))|(?<!\b[A-Z])(?<!\bapprox)(?<!\bvs)(?<!\bch)(?<!\bno)(?<!\bv)(?<!\bMs)(?<!\bMr)(?<!\bMrs)"
     r"(?<!\bDr)\.[)\"”’]?(?=\s+(?:[A-Z]|(?:is|"
     r"was|were|are|am|does|do|did|can|could|would|will|should|has|have|how|what|when|who|which|"
     r"i|my|we|our|he|she|they|his|her|their|it|its|the|so|but|now)\b|\w+(?:\s+\w+){0,3}"
@@ -326,9 +331,11 @@ _YESNO_TAIL = re.compile(
 _RUNON_YESNO = re.compile(r"\b(?:is|was|are|were)\s+(?!(?:an?|not|also|really|still|in|"
                           r"definitely|clearly|probably|likely|now|already|maybe|perhaps|"
                           r"actually)\b)(?:[\w&.'’-]+\s+){1,4}(?:an?|the)\s+$", re.I)
-# a question's label before a fragment: "- Q: insider under 101(31)?", "Issue: insider?"
+# a question's label before a fragment, or its subject without a verb: "- Q: insider under
+# 101(31)?", "Issue: insider?", "He an insider?"
 _QUESTION_LABEL = re.compile(r"\s*(?:[-*•]\s*)?(?:(?:the\s+)?(?:Q|questions?|issues?|query|ask))?"
-                             r"\s*[:.-]?\s*", re.I)
+                             r"\s*[:.-]?\s*(?:(?:he|she|they|it|that|this|(?-i:[A-Z])[\w.-]+)\s+"
+                             r"(?:still\s+)?(?:an?|the)\s+)?", re.I)
 _COMPLEMENT_LEAD = re.compile(r"\b(?:an?|the|considered|deemed|treated\s+as)\s+$", re.I)
 # a value a negation governs, in a list or not: "she isn't an employee, officer or shareholder"
 _NEGATED_LIST = re.compile(r"(?:\b(?:not|never|neither|nor)|n['’]t)\s+(?:an?\s+)?"
@@ -675,8 +682,8 @@ class FactReader:
             if spec is None:
                 spec = before.get(span[0])
             if spec is not None:
-                add(spec, _sum(amount_value(m) for m in group), span,
-                    approximate=any(hedged(m.span()) for m in group))
+                add(spec, _sum(amount_value(m) for m in group) * _each_times(q, group, end),
+                    span, approximate=any(hedged(m.span()) for m in group))
 
         duration_words = _Keywords(q, c["keywords"])
         implied: list[tuple[FactSpec, int, Span, bool]] = []  # "N days before." (of what?)
@@ -892,6 +899,15 @@ def _amount_lists(q: str, amounts: list[re.Match[str]]) -> list[list[re.Match[st
         else:
             groups.append([m])
     return groups
+
+
+def _each_times(q: str, group: list[re.Match[str]], end: int) -> int:
+    """How many times one amount "each" counts: "two cash advances of $700.00 each" (2), else
+    1."""
+    if len(group) > 1 or not _EACH.match(q, end):
+        return 1
+    m = _EACH_COUNT.search(q, max(0, group[0].start() - 60), group[0].start())
+    return number_value(m["n"]) if m else 1
 
 
 def _restated_in_words(q: str, first: re.Match[str], m: re.Match[str]) -> bool:

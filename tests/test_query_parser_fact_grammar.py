@@ -2034,3 +2034,78 @@ def test_the_words_before_an_amount_are_not_a_total_for_the_amount_before_them()
     p = parse("Involuntary petition. Claims: us $8,000, shop A $6,500, shop B $4,000 = $18,500, "
               "all undisputed and unsecured.")
     assert p.fact_values()["unsecured_claims_total"] == 18_500
+
+
+@pytest.mark.parametrize(
+    ("question", "name", "value"),
+    [
+        # days and years in words, "the first of August that year", Black Friday
+        ("My son filed for chapter 7 bankruptcy on October third, two thousand twenty-two.",
+         "filing_date", date(2022, 10, 3)),
+        ("My son filed his chapter 7 on February eighteenth, twenty twenty. On January "
+         "seventeenth he paid one thousand eight hundred dollars to his credit union.",
+         "transfer_date", date(2020, 1, 17)),
+        ("He filed on the Tuesday after Labor Day in 2016. On the first of August that year he "
+         "paid his uncle two thousand dollars.", "transfer_date", date(2016, 8, 1)),
+        ("The employer filed for bankruptcy on June fifteenth, two thousand five. He earned "
+         "those wages in the pay period ending February fifteenth of that year.",
+         "wages_earned_date", date(2005, 2, 15)),
+        ("She filed chapter 7 on Feb. 10, 2016. On Black Friday 2015 she charged a $700 "
+         "designer handbag on her store card.", "luxury_debt_date", date(2015, 11, 27)),
+        ("Three weeks later, 2/20/2024, he files ch 7.", "filing_date", date(2024, 2, 20)),
+        # amounts
+        ("On the first of August he paid his uncle (my brother) two thousand dollars toward a "
+         "loan.", "transfer_amount", 2_000),
+        ("On May 2, 2025 he took two cash advances of $700.00 each on his credit card.",
+         "cash_advance_amount", 1_400),
+        ("He bought a diamond tennis bracelet for his girlfriend, for one thousand eight hundred "
+         "fifty dollars, on a jewelry store charge account.", "luxury_goods_amount", 1_850),
+        ("On 5/2/22 i bought $780 of concert tix on my amex.", "luxury_goods_amount", 780),
+        ("Debtor charged $875 at one retailer (designer handbag; non-necessity) on 7/1/25.",
+         "luxury_debt_date", date(2025, 7, 1)),
+        ("An involuntary: Walt's out $9,000 and I'm out $5,000, no collateral.",
+         "unsecured_claims_total", 14_000),
+        # who the creditor is; the terms and the course of payment
+        ("Evergreen owns 80 percent of our outstanding voting stock. Is Evergreen an insider?",
+         "relationship", "affiliate"),
+        ("I'm filing personal. I owe 25K to Gold Rush Pawn Inc. That's my own corp, I'm the "
+         "president and I own all of it. Is that corp an insider of mine?", "relationship",
+         "corporation_of_which_debtor_is_director_officer_or_in_control"),
+        ("Back in May they paid Walt the whole $12,600 in cash, so it was nothing like their "
+         "usual way with him.", "ordinary_course_payment", False),
+    ],
+)
+def test_phrasings_of_check98_to_check101(question: str, name: str, value: object) -> None:
+    assert parse(question).fact_values().get(name) == value
+
+
+@pytest.mark.parametrize(
+    ("question", "absent"),
+    [
+        ("(3) Payments made according to ordinary business terms (industry standard): unknown.",
+         "ordinary_business_terms"),
+        ("Usually they paid in 2 wks by ACH. no clue whats normal across the industry for this, "
+         "never looked.", "ordinary_business_terms"),
+        ("We have no evidence yet of the terms customary for comparable commercial leases.",
+         "ordinary_business_terms"),
+        ("Whether paying early in cash is normal in the seed business generally, I can't say.",
+         "ordinary_business_terms"),
+        ("We repaid a $15k loan to Stan Kowalski. Dave is our officer. not sure if Stan is "
+         "related to Dave.", "relationship"),
+        ("Filing personal. Owe $6,500 to a guy who sells me estate jewelry. He an insider?",
+         "creditor_is_insider"),
+        # a standard stated, not the terms of the payment
+        ("It came in at 140 days, when 30-45 days is the norm in our industry.",
+         "ordinary_business_terms"),
+        ("They paid 60 days late, way off the beer biz (industry standard is net 30 or so).",
+         "ordinary_business_terms"),
+    ],
+)
+def test_what_check98_to_check101_left_open(question: str, absent: str) -> None:
+    assert absent not in parse(question).fact_values()
+
+
+def test_a_standard_stated_and_the_terms_denied() -> None:
+    assert parse("60 days late is way off what distributors pay (industry standard is net 30), "
+                 "so nobody would call that ordinary business terms.").fact_values()[
+        "ordinary_business_terms"] is False
