@@ -192,6 +192,10 @@ _BACK_REFERENCE = re.compile(r"\b(?:them|they|those|these|it)\b", re.I)
 # an amount said again as the one already stated: "paid her dentist $450 ... avoid the $450
 # payment"
 _RESTATED = re.compile(r"\b(?:the|that|this|those|these|same)\s+$", re.I)
+# an email's subject line, which the body says again
+_HEADER_LINE = re.compile(r"[ \t]*(?:subject|re|fwd?)\s*:", re.I)
+# an amount named as a thing's before it is stated: "its $28,750 payment to Tri-County"
+_REFERRED = re.compile(r"\b(?:its|his|her|their)\s+$", re.I)
 # between an amount and the same amount said again: "fifteen grand ($15,000)"
 _RESTATED_AMOUNT = re.compile(r"\s*\(\s*")
 # between an amount and the same amount said in words: "$7,500, seven thousand five hundred"
@@ -211,7 +215,10 @@ _TOTAL_AFTER = re.compile(r"\s*(?:total\b|in\s+(?:total|all|the\s+aggregate)\b|a
 _LIST_JOIN = re.compile(
     r"(?:\s*\([^()]{0,60}\)|\s+on\s+(?:" + MONTH_DAY + r"(?:,?\s+\d{4})?|"
     r"\d{1,2}/\d{1,2}(?:/\d{2,4})?))?"
-    r"(?:\s*,\s*(?:and\s+)?|\s+(?:and|plus)\s+|\s*\+\s*)", re.I)
+    r"(?:\s*,\s*(?:and\s+)?|\s+(?:and|plus)\s+|\s*\+\s*"
+    # a table's items, each with its name: "our church $6,200 | First Methodist $5,900 |
+    # Bethel AME $4,100"
+    r"|\s*\|\s*(?:[A-Za-z&.'’-]+\s+){0,4})", re.I)
 _MULT = {"k": 1_000, "thousand": 1_000, "grand": 1_000, "m": 1_000_000, "mm": 1_000_000,
          "million": 1_000_000, "billion": 1_000_000_000, "bn": 1_000_000_000}
 
@@ -960,11 +967,16 @@ def _total_of_parts(q: str, found: list[QueryFact], name: str, total: re.Pattern
 
 def _said_again(q: str, amounts: list[QueryFact], i: int) -> bool:
     """amounts[i] restates an earlier one: "the $450 payment" after "$450", "fifteen grand
-    ($15,000)"."""
+    ($15,000)", "$28,750" after "its $28,750 payment", an amount in an email's subject line."""
     f = amounts[i]
     if (_RESTATED.search(q, max(0, f.span[0] - 8), f.span[0])
             and any(e.value == f.value for e in amounts[:i])):
         return True
+    if any(e.value == f.value and (_REFERRED.search(q, max(0, e.span[0] - 8), e.span[0])
+                                   or (_HEADER_LINE.match(q, q.rfind("\n", 0, e.span[0]) + 1)
+                                       and "\n" in q[e.span[1]:f.span[0]]))
+           for e in amounts[:i]):  # "its $28,750 payment ... paid Tri-County $28,750", an
+        return True  # email's "Subject: Ben's ch 7 and the $925 cash advance"
     return i > 0 and amounts[i - 1].value == f.value and bool(
         _RESTATED_AMOUNT.fullmatch(q, amounts[i - 1].span[1], f.span[0]))
 

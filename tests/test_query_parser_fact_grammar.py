@@ -2109,3 +2109,50 @@ def test_a_standard_stated_and_the_terms_denied() -> None:
     assert parse("60 days late is way off what distributors pay (industry standard is net 30), "
                  "so nobody would call that ordinary business terms.").fact_values()[
         "ordinary_business_terms"] is False
+
+
+@pytest.mark.parametrize(
+    ("question", "name", "value"),
+    [
+        ("I am not, and never have been, a stockbroker or a commodity broker. Chapter 13?",
+         "debtor_stockbroker_or_commodity_broker", False),
+        ("Ch 13 filed 6/21/2022 - not a stock/commodity broker - eligible?",
+         "debtor_stockbroker_or_commodity_broker", False),
+        ("Neither of us is anything like a stockbroker lol. Can we file 13?",
+         "debtor_stockbroker_or_commodity_broker", False),
+        ("Brightwater's holders of claims, per its CFO: 9 in total, not counting employees. "
+         "Involuntary petition.", "creditor_count", 9),
+        ("In June 2023 she paid her mulch supplier, Greenfield Supply, $7,500 on an old invoice.",
+         "transfer_amount", 7_500),
+        ("We would file an involuntary. Our claims: our church $6,200 | First Methodist $5,900 | "
+         "Bethel AME $4,100.", "unsecured_claims_total", 16_200),
+        ("Whether the trustee may avoid its $28,750 payment to Tri-County. On June 30, 2021 it "
+         "paid Tri-County, an unrelated dealer, $28,750 on a past-due account.",
+         "transfer_amount", 28_750),
+        ("Subject: Ben's ch 7 and the $925 cash advance\n\nBen filed chapter 7 on 2/3/2014. On "
+         "1/14/2014 he took a $925 cash advance on his credit card.", "cash_advance_amount", 925),
+    ],
+)
+def test_phrasings_of_check102_to_check105(question: str, name: str, value: object) -> None:
+    assert parse(question).fact_values().get(name) == value
+
+
+@pytest.mark.parametrize(
+    ("question", "absent"),
+    [
+        ("(g) We have not yet determined what relationship, if any, Mr. Reyes had with the "
+         "Debtor (board seat, officer title, control, or none). Insider?", "relationship"),
+        ("People say Brightline's owner is connected to Corbin's owner somehow - related, or maybe "
+         "sits on their board - but nobody actually knows. Insider?", "relationship"),
+        ("Involuntary. Company $9,000 unsecured | Ardent $4,000 unsecured | Norland $40,000, "
+         "secured by a lien on equipment whose value has not been appraised.",
+         "unsecured_claims_total"),
+    ],
+)
+def test_what_check102_to_check105_left_open(question: str, absent: str) -> None:
+    assert absent not in parse(question).fact_values()
+
+
+def test_two_equal_amounts_on_one_subject_line_are_two() -> None:
+    assert parse("Re: involuntary petition; we are owed $5,000 and the other creditor $5,000, "
+                 "unsecured.").fact_values()["unsecured_claims_total"] == 10_000
