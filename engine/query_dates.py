@@ -146,7 +146,8 @@ DATE_RE = re.compile(  # every alternative starts a word: the lookahead skips ot
   | (?P<md>\b(?P<md_m>{_MON})\.?\s+(?:(?P<md_d>\d{{1,2}}){_ORD}|(?:the\s+)?(?P<md_dw>{_DAY_WORD}))
         \b(?![,.]?\s*\d|/)
         (?P<md_that>,?\s+(?:of\s+)?(?:that|the\s+same|that\s+same)\s+year\b)?)
-  | (?P<dm>\b(?:the\s+)?(?P<dm_d>\d{{1,2}}(?:st|nd|rd|th)|{_DAY_WORD})\s+of\s+(?P<dm_m>{_MON})\b
+  | (?P<dm>\b(?:the\s+)?(?:(?P<dm_d>\d{{1,2}})(?:st|nd|rd|th)|(?P<dm_dw>{_DAY_WORD}))\s+of\s+
+        (?P<dm_m>{_MON})\b
         (?![.,]?\s*\d)(?P<dm_that>,?\s+(?:of\s+)?(?:that|the\s+same|that\s+same)\s+year\b)?)
   | (?P<hol>\b(?:(?:the\s+)?(?P<hol_wd>{"|".join(_WEEKDAYS)})\s+(?P<hol_rel>after|before)\s+)?
         (?P<hol_n>{_HOLIDAY})(?:,?\s+(?:of\s+)?(?P<hol_y>\d{{4}})
@@ -428,26 +429,14 @@ def find_dates(question: str, today: date) -> list[DateMention]:
             grp = "yr" if m.group("yr") else "yr2" if m.group("yr2") else "yrc"
             y, mo, d = named, 1, 1
             gran = "year"
-        elif m.group("md"):
+        elif m.group("md") or m.group("dm"):  # "June 14", "the first of August that year"
+            grp = "md" if m.group("md") else "dm"
             year = _named_year(question, today) if year is None else year
-            unstated = _unstated_year(bool(m["md_that"]), out, year)
+            unstated = _unstated_year(bool(m[f"{grp}_that"]), out, year)
             if not unstated:
                 continue
-            grp = "md"
             y = unstated
-            mo, d = MONTHS[m["md_m"].lower()], _day_number(m["md_d"] or m["md_dw"])
-            gran = "day"
-        elif m.group("dm"):  # "the first of August that year"
-            year = _named_year(question, today) if year is None else year
-            unstated = _unstated_year(bool(m["dm_that"]), out, year)
-            if not unstated:
-                continue
-            grp = "dm"
-            y = unstated
-            mo, d = MONTHS[m["dm_m"].lower()], _day_number(re.sub(r"(?:st|nd|rd|th)$", "",
-                                                                    m["dm_d"].lower())
-                                                             if m["dm_d"][0].isdigit()
-                                                             else m["dm_d"])
+            mo, d = MONTHS[m[f"{grp}_m"].lower()], _day_number(m[f"{grp}_d"] or m[f"{grp}_dw"])
             gran = "day"
         elif m.group("hol"):
             year = _named_year(question, today) if year is None else year

@@ -308,28 +308,24 @@ def test_a_date_s_flags_are_declared_true_or_false_for_a_date(tmp_path: Path, ke
         (f"fact day: field stated.{key}: true or false, and only for a date", str(path), 1)]
 
 
-def test_a_count_pattern_needs_its_number_group(tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    ("stated", "message"),
+    [
+        ("patterns = ['{NUM} signers', '(?P<others>{NUM}) more signers']",
+         "field stated.patterns: '{NUM} signers' has no group (?P<n>...) or (?P<others>...)"),
+        ("patterns = ['(?P<n>{NUM}) signers']\n  less = ['{NUM} of them are employees']",
+         "field stated.less: '{NUM} of them are employees' has no group (?P<n>...) (the number "
+         "taken off)"),
+    ],
+)
+def test_a_count_s_patterns_need_their_number_group(tmp_path: Path, stated: str,
+                                                    message: str) -> None:
     path = tmp_path / "facts.toml"
     path.write_text('[fact.signers]\ntype = "count"\nmeaning = "signers"\n'
-                    "  [fact.signers.stated]\n  patterns = ['{NUM} signers', "
-                    "'(?P<others>{NUM}) more signers']\n")
+                    f"  [fact.signers.stated]\n  {stated}\n")
     specs, issues = read_fact_file(path)
     assert not specs
-    assert [(i.message, i.line) for i in issues] == [
-        ("fact signers: field stated.patterns: '{NUM} signers' has no group (?P<n>...) or "
-         "(?P<others>...)", 1)]
-
-
-def test_a_count_s_less_pattern_needs_its_number_group(tmp_path: Path) -> None:
-    path = tmp_path / "facts.toml"
-    path.write_text('[fact.signers]\ntype = "count"\nmeaning = "signers"\n'
-                    "  [fact.signers.stated]\n  patterns = ['(?P<n>{NUM}) signers']\n"
-                    "  less = ['{NUM} of them are employees']\n")
-    specs, issues = read_fact_file(path)
-    assert not specs
-    assert [(i.message, i.line) for i in issues] == [
-        ("fact signers: field stated.less: '{NUM} of them are employees' has no group "
-         "(?P<n>...) (the number taken off)", 1)]
+    assert [(i.message, i.line) for i in issues] == [(f"fact signers: {message}", 1)]
 
 
 def test_a_file_s_macros_are_put_into_its_patterns(tmp_path: Path) -> None:
