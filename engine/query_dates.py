@@ -19,12 +19,13 @@ Formats read (month names may be abbreviated, with or without a period; ordinals
   2012", "back in '97", ...) or before the case it dates ("my 2002 bankruptcy", "a 1999
   chapter 11")                                       -> a year; a bare "2005" (as in "the 2005
   amendments") is not taken as a date.
-  "June 14" without a year                           -> a day, in the one year the question
+  "June 14", "on 7/15" without a year                -> a day, in the one year the question
   names ("Back in '97 I filed on June 14", "on April 8th ... filed May 8, 2019"); no date when
   it names none or several; "June 14 of that year" -> in the year of the date before it.
   A holiday on a fixed day ("New Year's Day 2021", "Halloween 2016", "Valentine's Day") or a
-  federal holiday on a weekday of its month ("Labor Day 2024", "Thanksgiving"), or the weekday
-  just after or before one ("the Tuesday after Memorial Day that year")
+  federal holiday on a weekday of its month ("Labor Day 2024", "Thanksgiving", "Black
+  Friday"), or the weekday or the day just after or before one ("the Tuesday after Memorial
+  Day that year", "the day after Black Friday 2016")
                                                      -> that day, a year as for "June 14".
 A two-digit year is the one of the 1900s or 2000s no later than a year after `today`.
   "today", "as of now", "right now", "the current version/law/threshold/..." -> `today`
@@ -146,10 +147,11 @@ DATE_RE = re.compile(  # every alternative starts a word: the lookahead skips ot
   | (?P<md>\b(?P<md_m>{_MON})\.?\s+(?:(?P<md_d>\d{{1,2}}){_ORD}|(?:the\s+)?(?P<md_dw>{_DAY_WORD}))
         \b(?![,.]?\s*\d|/)
         (?P<md_that>,?\s+(?:of\s+)?(?:that|the\s+same|that\s+same)\s+year\b)?)
+  | (?P<nmd>(?<=\bon\s)(?P<nmd_m>1[0-2]|0?[1-9])/(?P<nmd_d>3[01]|[12]\d|0?[1-9])(?![\w/.-]|\.\d))
   | (?P<dm>\b(?:the\s+)?(?:(?P<dm_d>\d{{1,2}})(?:st|nd|rd|th)|(?P<dm_dw>{_DAY_WORD}))\s+of\s+
         (?P<dm_m>{_MON})\b
         (?![.,]?\s*\d)(?P<dm_that>,?\s+(?:of\s+)?(?:that|the\s+same|that\s+same)\s+year\b)?)
-  | (?P<hol>\b(?:(?:the\s+)?(?P<hol_wd>{"|".join(_WEEKDAYS)})\s+(?P<hol_rel>after|before)\s+)?
+  | (?P<hol>\b(?:(?:the\s+)?(?P<hol_wd>{"|".join(_WEEKDAYS)}|day)\s+(?P<hol_rel>after|before)\s+)?
         (?P<hol_n>{_HOLIDAY})(?:,?\s+(?:of\s+)?(?P<hol_y>\d{{4}})
         |(?P<hol_that>,?\s+(?:of\s+)?(?:that|the\s+same|that\s+same)\s+year))?\b)
   | (?P<today>\b(?:today|now|current)\b)
@@ -238,10 +240,11 @@ _FILING_AFTER = re.compile(
 _NOW_LEAD = re.compile(r"\b(?:as\s+of|right)\s+$", re.I)
 # a period after a number ends a clause before a lower-case word too ("filed oct 6 2025. on
 # july 6 2025 he bought ...")
-# (not an abbreviation's period: "an involuntary vs. Apex Roofing on 1/22/2024")
+# (not an abbreviation's period: "an involuntary vs. Apex Roofing on 1/22/2024"; an item's number
+# starts one: "... filed May 3, 2004. 2) On February 23, 2004 I charged", not "(ch 7) on")
 _CLAUSE_BREAK = re.compile(r"[?!;]|(?<!\bvs)(?<!\bv)(?<!\bInc)(?<!\bCo)(?<!\bCorp)(?<!\bLtd)"
                            r"(?<!\bMr)(?<!\bMs)(?<!\bMrs)(?<!\bDr)(?<!\bSt)\.(?=\s+[A-Z])"
-                           r"|(?<=\d)\.(?=\s+[a-z])|\n")
+                           r"|(?<=\d)\.(?=\s+[a-z])|\n|(?<!\w\s)(?<!\()\b\d{1,2}\)(?=\s)")
 _CUE_WINDOW = 90
 
 
@@ -326,7 +329,8 @@ def _unstated_year(that_year: bool, before: list[DateMention], named: int | None
 
 
 def _holiday_day(year: int, name: str, weekday: str | None, relation: str | None) -> date:
-    """The day of holiday `name` in `year`, or the `weekday` just after/before it."""
+    """The day of holiday `name` in `year`, or the `weekday` just after/before it ("day": the
+    day after/before it)."""
     key = " ".join(re.sub(r"['’.,]", "", name.lower()).split())
     key = key.removeprefix("the ")
     if key == "black friday":  # the day after Thanksgiving
@@ -338,7 +342,7 @@ def _holiday_day(year: int, name: str, weekday: str | None, relation: str | None
         return day
     step = timedelta(days=-1 if (relation or "").lower() == "before" else 1)
     day += step
-    while day.weekday() != _WEEKDAYS.index(weekday.lower()):
+    while weekday.lower() != "day" and day.weekday() != _WEEKDAYS.index(weekday.lower()):
         day += step
     return day
 
@@ -429,14 +433,18 @@ def find_dates(question: str, today: date) -> list[DateMention]:
             grp = "yr" if m.group("yr") else "yr2" if m.group("yr2") else "yrc"
             y, mo, d = named, 1, 1
             gran = "year"
-        elif m.group("md") or m.group("dm"):  # "June 14", "the first of August that year"
-            grp = "md" if m.group("md") else "dm"
+        elif m.group("md") or m.group("dm") or m.group("nmd"):  # "June 14", "the first of
+            # August that year", "on 7/15"
+            grp = "md" if m.group("md") else "dm" if m.group("dm") else "nmd"
             year = _named_year(question, today) if year is None else year
-            unstated = _unstated_year(bool(m[f"{grp}_that"]), out, year)
+            unstated = _unstated_year(grp != "nmd" and bool(m[f"{grp}_that"]), out, year)
             if not unstated:
                 continue
             y = unstated
-            mo, d = MONTHS[m[f"{grp}_m"].lower()], _day_number(m[f"{grp}_d"] or m[f"{grp}_dw"])
+            if grp == "nmd":
+                mo, d = int(m["nmd_m"]), int(m["nmd_d"])
+            else:
+                mo, d = MONTHS[m[f"{grp}_m"].lower()], _day_number(m[f"{grp}_d"] or m[f"{grp}_dw"])
             gran = "day"
         elif m.group("hol"):
             year = _named_year(question, today) if year is None else year

@@ -192,6 +192,8 @@ _BACK_REFERENCE = re.compile(r"\b(?:them|they|those|these|it)\b", re.I)
 # an amount said again as the one already stated: "paid her dentist $450 ... avoid the $450
 # payment"
 _RESTATED = re.compile(r"\b(?:the|that|this|those|these|same)\s+$", re.I)
+# the rest of a question's sentence, which names an amount already stated
+_ASKED_AGAIN = re.compile(r"[^.!?\n]{0,60}\?")
 # an email's subject line, which the body says again
 _HEADER_LINE = re.compile(r"[ \t]*(?:subject|re|fwd?)\s*:", re.I)
 # an amount named as a thing's before it is stated: "its $28,750 payment to Tri-County"
@@ -338,6 +340,9 @@ _YESNO_TAIL = re.compile(
 _RUNON_YESNO = re.compile(r"\b(?:is|was|are|were)\s+(?!(?:an?|not|also|really|still|in|"
                           r"definitely|clearly|probably|likely|now|already|maybe|perhaps|"
                           r"actually)\b)(?:[\w&.'’-]+\s+){1,4}(?:an?|the)\s+$", re.I)
+# a statement typed with a question mark: "The milk company is insider?", "so she's an insider?"
+_STATED_ASKED = re.compile(r"(?:\b(?:is|are|was|were)|['’]s|['’]re)\s+(?:still\s+)?(?:an?\s+)?$",
+                           re.I)
 # a question's label before a fragment, or its subject without a verb: "- Q: insider under
 # 101(31)?", "Issue: insider?", "He an insider?"
 _QUESTION_LABEL = re.compile(r"\s*(?:[-*•]\s*)?(?:(?:the\s+)?(?:Q|questions?|issues?|query|ask))?"
@@ -401,7 +406,7 @@ _WHETHER_LEAD = re.compile(r"\b(?:whether|(?:looked\s+(?:into|at)|checked|know|f
                            # ("whether he was an officer, a director, or just an employee")
                            r"(?:[^,;:.?]|,(?=\s+(?:(?:(?:an?|the|its|his|her|their|our)\s+)?(?:[\w-]+,|"
                            r"[\w-]+\s+(?:or|and|nor)\b|$)|(?:or|and|nor)\b))|"
-                           r"\b[A-Z]\.){0,100}$",
+                           r"\b[A-Z]\.|(?<=\bMr)\.|(?<=\bMrs)\.|(?<=\bMs)\.|(?<=\bDr)\.){0,100}$",
                            re.I)
 # the other side's contention that the thing is so, which the asker then asks about: "the
 # trustee claims he's an insider. Is he?", "the trustee is saying her boyfriend ... is an
@@ -430,10 +435,14 @@ _CONTENTION_LEAD = re.compile((
     re.I,
 )
 # a number offered as one of two: "could be last winter or two years ago"
+# the first of "maybe 2 month before, maybe 6 month"
+_MAYBE_AGAIN = re.compile(r"[^,;:.?]{0,30},\s*(?:or\s+)?maybe\b", re.I)
 _EITHER_LEAD = re.compile(r"\b(?:could|might|may)\s+(?:have\s+)?be(?:en)?\b[^,;:.?]{0,40}\bor\s+$"
                           # "could've been last month, could've been two years ago", "could be
                           # last month, could be two years ago"
-                          r"|\b(?:could|might|may)(?:\s+have|['’]ve)?\s+be(?:en)?\s+(?:about\s+|around\s+)?$",
+                          r"|\b(?:could|might|may)(?:\s+have|['’]ve)?\s+be(?:en)?\s+(?:about\s+|around\s+)?$"
+                          # the second of "maybe 2 month before, maybe 6 month"
+                          r"|\bmaybe\s+[^,;:.?]{1,30},\s*maybe\s+$",
                           re.I)
 # a copula in a "whether" lead: the value is its complement ("whether he was an officer"), not
 # its subject ("whether the CFO counts as an insider")
@@ -626,7 +635,9 @@ class FactReader:
             duration."""
             s0 = sentences.bounds(span[0])[0]
             return bool(_WHETHER_LEAD.search(q, max(s0, span[0] - 80), span[0])
-                        or _EITHER_LEAD.search(q, max(s0, span[0] - 60), span[0]))
+                        or _EITHER_LEAD.search(q, max(s0, span[0] - 60), span[0])
+                        or (_MAYBE_LEAD.search(q, max(s0, span[0] - 10), span[0])
+                            and _MAYBE_AGAIN.match(q, span[1])))
 
         low = q.lower()
         found: list[QueryFact] = []
@@ -967,11 +978,14 @@ def _total_of_parts(q: str, found: list[QueryFact], name: str, total: re.Pattern
 
 def _said_again(q: str, amounts: list[QueryFact], i: int) -> bool:
     """amounts[i] restates an earlier one: "the $450 payment" after "$450", "fifteen grand
-    ($15,000)", "$28,750" after "its $28,750 payment", an amount in an email's subject line."""
+    ($15,000)", "$28,750" after "its $28,750 payment", an amount in an email's subject line,
+    or one a question at the end names again ("... cover an $8,500 payment?")."""
     f = amounts[i]
     if (_RESTATED.search(q, max(0, f.span[0] - 8), f.span[0])
             and any(e.value == f.value for e in amounts[:i])):
         return True
+    if _ASKED_AGAIN.match(q, f.span[1]) and any(e.value == f.value for e in amounts[:i]):
+        return True  # the question restates it: "... cover an $8,500 payment?"
     if any(e.value == f.value and (_REFERRED.search(q, max(0, e.span[0] - 8), e.span[0])
                                    or (_HEADER_LINE.match(q, q.rfind("\n", 0, e.span[0]) + 1)
                                        and "\n" in q[e.span[1]:f.span[0]]))
@@ -1079,6 +1093,9 @@ def _asked_not_asserted(q: str, span: Span, sentences: _Sentences, *,
     # a question after a lead-in: "For the look-back, is she", "IRAC: is the credit union"
     comma = max(q.rfind(",", s0, span[0]), q.rfind(":", s0, span[0]))
     starts = {s0, comma + 1} if comma >= 0 else {s0}
+    if (_STATED_ASKED.search(q, max(s0, span[0] - 20), span[0])
+            and _FRAGMENT_TAIL.match(q, span[1])):
+        return True  # "The milk company is insider?"
     if not _YESNO_TAIL.match(q, span[1]):
         return False
     if _RUNON_YESNO.search(q, s0, span[0]):

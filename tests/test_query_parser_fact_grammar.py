@@ -2156,3 +2156,56 @@ def test_what_check102_to_check105_left_open(question: str, absent: str) -> None
 def test_two_equal_amounts_on_one_subject_line_are_two() -> None:
     assert parse("Re: involuntary petition; we are owed $5,000 and the other creditor $5,000, "
                  "unsecured.").fact_values()["unsecured_claims_total"] == 10_000
+
+
+@pytest.mark.parametrize(
+    ("question", "name", "value"),
+    [
+        ("I file chapter 7 on 3/1/2017. I buy big TV and gold watch on one store card, on the "
+         "day after Black Friday 2016.", "luxury_debt_date", date(2016, 11, 26)),
+        ("we filed ch7 on 9/12/23 and um. on 7/15 i put an $850 designer purse on my macys card",
+         "luxury_debt_date", date(2023, 7, 15)),
+        ("1) Personal chapter 7 filed May 3, 2004. 2) On February 23, 2004 I charged $1,500 for a "
+         "luxury watch at a single jeweler.", "luxury_debt_date", date(2004, 2, 23)),
+        ("my ex husband filed bankruptcy (ch 7) on 3/11/2024. turns out he paid his mom back 10k.",
+         "filing_date", date(2024, 3, 11)),
+        ("On May 16, 2025, I paid our cleaning service $8,500 for overdue invoices. Does 547(c)(9) "
+         "cover an $8,500 payment?", "transfer_amount", 8_500),
+        ("Store filed Ch 11 on 7/11/2005. I was owed $9,800 in commish earned on a fleet deal.",
+         "wage_claim_amount", 9_800),
+        ("My repair shop owes maybe 90 grand unsecured and 150 secured; can it file a chapter 13?",
+         "noncontingent_unsecured_debts", 90_000),
+    ],
+)
+def test_phrasings_of_check106_to_check109(question: str, name: str, value: object) -> None:
+    assert parse(question).fact_values().get(name) == value
+
+
+@pytest.mark.parametrize(
+    ("question", "absent"),
+    [
+        ("The milk company, I just buy milk from them 10 years. The milk company is insider?",
+         "creditor_is_insider"),
+        ("My wife and I filed chapter 13 on February 28, 2017. We owe Lakeside Credit Union "
+         "$9,000. Is the credit union an insider?", "relationship"),
+        ("Promoter owes me $20k for a UFC watch party he booked. Involuntary petition?",
+         "luxury_goods_amount"),
+        ("Record does not show whether Mr. Ruiz held any position with, ownership interest in, or "
+         "family relationship to anyone at the debtor. Insider?", "relationship"),
+        ("We have not yet established whether Mr. Whitcomb held any officer, director, control "
+         "or ownership position with the debtor or any affiliate. Is he an insider?",
+         "relationship"),
+        ("What I cannot tell you is whether Mr. Ortiz was insolvent in March 2016.",
+         "debtor_insolvent"),
+        ("Parties stipulate that no § 547(c) exception applies other than the ordinary-course "
+         "exception.", "preference_exceptions_excluded"),
+        ("nobody ever figured out if it matched ordinary business terms in the industry tho",
+         "ordinary_business_terms"),
+        ("I can't remember if we paid that one on our usual schedule with them or not.",
+         "ordinary_course_payment"),
+        ("I file chapter 7 on 2/2/2016. I buy gold watch on credit; I don't remember when, maybe 2 "
+         "month before, maybe 6 month.", "days_luxury_before_relief"),
+    ],
+)
+def test_what_check106_to_check109_left_open(question: str, absent: str) -> None:
+    assert absent not in parse(question).fact_values()
