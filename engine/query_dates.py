@@ -105,14 +105,15 @@ _DAY_WORD = "(?:" + "|".join(sorted((re.escape(w).replace(r"\ ", r"\s+") for w i
 MONTH_DAY = rf"{_MON}\.?\s+\d{{1,2}}{_ORD}"
 # holidays on a fixed day of the year
 _HOLIDAYS = {"new years day": (1, 1), "valentines day": (2, 14), "independence day": (7, 4),
-            "fourth of july": (7, 4), "halloween": (10, 31), "christmas eve": (12, 24),
-            "christmas day": (12, 25), "christmas": (12, 25), "new years eve": (12, 31)}
+            "fourth of july": (7, 4), "4th of july": (7, 4), "halloween": (10, 31),
+            "christmas eve": (12, 24), "christmas day": (12, 25), "christmas": (12, 25),
+            "new years eve": (12, 31)}
 # other names of the holidays on a weekday of their month (`rules.functions.WEEKDAY_HOLIDAYS`)
 _HOLIDAY_ALIASES = {"martin luther king jr day": "martin luther king day",
                     "mlk day": "martin luther king day", "thanksgiving": "thanksgiving day",
                     "labour day": "labor day"}
 _HOLIDAY = (r"(?:new\s+year['’]?s\s+(?:day|eve)|valentine['’]?s\s+day|independence\s+day|"
-            r"(?:the\s+)?fourth\s+of\s+july|halloween|christmas(?:\s+(?:day|eve))?|"
+            r"(?:the\s+)?(?:fourth|4th)\s+of\s+july|halloween|christmas(?:\s+(?:day|eve))?|"
             r"(?:martin\s+luther\s+king(?:,?\s+jr\.?)?|mlk)\s+day|presidents['’]?\s+day|"
             r"memorial\s+day|labou?r\s+day|columbus\s+day|thanksgiving(?:\s+day)?|black\s+friday)")
 _WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
@@ -133,7 +134,8 @@ DATE_RE = re.compile(  # every alternative starts a word: the lookahead skips ot
               (?:(?P<my_m2>{_MON})\.?\s+)?(?P<my_d>\d{{1,2}}){_ORD}\)
          |\s*\(\d{{1,2}}/(?P<my_d2>\d{{1,2}})\)
          |,?\s+on\s+the\s+(?P<my_d3>\d{{1,2}})(?:st|nd|rd|th)\b)?)
-  | (?P<dmy>\b(?P<dmy_d>\d{{1,2}}){_ORD}\s+(?:of\s+)?(?P<dmy_m>{_MON})\.?,?\s+(?P<dmy_y>\d{{4}})\b)
+  | (?P<dmy>\b(?:(?P<dmy_d>\d{{1,2}}){_ORD}|(?:the\s+)?(?P<dmy_dw>{_DAY_WORD}))\s+(?:of\s+)?
+        (?P<dmy_m>{_MON})\.?,?\s+(?P<dmy_y>\d{{4}})\b)
   | (?P<iso>(?<![\w./-])(?P<iso_y>\d{{4}})-(?P<iso_m>\d{{1,2}})-(?P<iso_d>\d{{1,2}})(?![\w/-]))
   | (?P<num>(?<![\w./-])(?P<num_m>\d{{1,2}})(?P<sep>[/-])(?P<num_d>\d{{1,2}})(?P=sep)
         (?P<num_y>\d{{4}}|\d{{2}})
@@ -202,7 +204,7 @@ _RESTATED_TAIL = re.compile(r",?\s*(?:to\s+be\s+(?:exact|precise)|exactly|precis
 _RESTATED_REACH = 250  # characters back to the event a restated day is of
 _MODIFIER = re.compile(
     r"(?P<mod>on\s+or\s+before|on\s+or\s+after|before|prior\s+to|after|since|from|until|"
-    r"through|by|ended(?:\s+on)?|ending(?:\s+on)?|ends(?:\s+on)?)\s+"
+    r"through|by|ended(?:\s+on)?(?:\s+the)?|ending(?:\s+on)?(?:\s+the)?|ends(?:\s+on)?(?:\s+the)?)\s+"
     r"(?:(?:the\s+)?(?:calendar\s+|fiscal\s+)?year\s+)?$",
     re.I,
 )
@@ -419,7 +421,8 @@ def find_dates(question: str, today: date) -> list[DateMention]:
             gran = "day" if day else "month"
         elif m.group("dmy"):
             grp = "dmy"
-            y, mo, d = int(m["dmy_y"]), MONTHS[m["dmy_m"].lower()], int(m["dmy_d"])
+            y, mo = int(m["dmy_y"]), MONTHS[m["dmy_m"].lower()]
+            d = _day_number(m["dmy_d"] or m["dmy_dw"])
             gran = "day"
         elif m.group("iso"):
             grp = "iso"
@@ -485,7 +488,7 @@ def find_dates(question: str, today: date) -> list[DateMention]:
         modifier = None
         mm = _MODIFIER.search(prefix)
         if mm:
-            modifier = " ".join(mm["mod"].lower().split())
+            modifier = " ".join(mm["mod"].lower().split()).removesuffix(" the")  # "ending the"
         elif m["mdy_to"] or m["num_to"]:  # "November 1-5, 2004", "11/20/2004-12/31/2004": the
             # first day of the days named
             modifier = "from"

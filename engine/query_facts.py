@@ -96,6 +96,11 @@ _REPORTED_LAW = re.compile(
     r"says|(?:someone|somebody|my\s+\w+)\s+(?:said|says|told\s+(?:me|us)))\s+(?:that\s+)?[^.;?]*$",
     re.I,
 )
+# the law's figure, not a fact: "my neighbour says the priority for wages is four thousand
+# dollars", "the cap was $10,000 then"
+_LAW_FIGURE = re.compile(r"\b(?:limit|cap|threshold|priority|minimum|maximum|floor|ceiling)\s+"
+                         r"(?:for\s+\w+\s+)?(?:is|was|are|were|would\s+be)\s+(?:only\s+|just\s+)?$",
+                         re.I)
 # "does it need three petitioning creditors?": the rule's number, not a fact
 _RULE_LEAD = re.compile(r"\b(?:need|needs|require|requires|required|must\s+(?:have|be))\s+$", re.I)
 # (a "+" before another number adds: "$10,000 + $6,000")
@@ -652,7 +657,8 @@ class FactReader:
         every_amount = find_amounts(q)
         amount_ends = {m.end() for m in every_amount}
         amounts = [m for m in every_amount if not bounded(m.span())
-                   and hedged(m.span()) is not None and not alternative(m.span())]
+                   and hedged(m.span()) is not None and not alternative(m.span())
+                   and not _LAW_FIGURE.search(q, max(0, m.start() - 40), m.start())]
         off = frozenset(name for name, hints in c["amount_hints"].items()
                         if hints and not any(h in low for h in hints))  # not this question's
         after_rx, after_specs = self._after(c, off)
@@ -667,7 +673,7 @@ class FactReader:
                 for bm in rx.finditer(q):
                     before[inside.get(bm.end(), bm.end())] = spec
         deducted: dict[str, list[re.Match[str]]] = {}  # amounts the words after take off
-        # an amount said again in words right after it ("$7,500, seven thousand five hundred,
+        # an amount said again in another form right after it ("$7,500, seven thousand five hundred,
         # for old bills") is one amount, and the words after the second are its words
         said_to: dict[int, int] = {}  # the end of an amount -> the end of it said again
         once: list[re.Match[str]] = []
@@ -929,10 +935,9 @@ def _each_times(q: str, group: list[re.Match[str]], end: int) -> int:
 
 
 def _restated_in_words(q: str, first: re.Match[str], m: re.Match[str]) -> bool:
-    """`m` says `first` again, one in digits and the other in words, right after it: "$7,500,
-    seven thousand five hundred" (in parentheses, `_said_again`)."""
-    return (amount_value(first) == amount_value(m)
-            and first[0][0].isalpha() != m[0][0].isalpha()
+    """`m` says `first` again in another form right after it: "$7,500, seven thousand five
+    hundred", "$5,000.00, 5 grand" (in parentheses, `_said_again`)."""
+    return (amount_value(first) == amount_value(m) and first[0] != m[0]
             and bool(_RESTATED_WORDS.fullmatch(q, first.end(), m.start())))
 
 

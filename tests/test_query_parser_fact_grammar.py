@@ -2209,3 +2209,53 @@ def test_phrasings_of_check106_to_check109(question: str, name: str, value: obje
 )
 def test_what_check106_to_check109_left_open(question: str, absent: str) -> None:
     assert absent not in parse(question).fact_values()
+
+
+@pytest.mark.parametrize(
+    ("question", "name", "value"),
+    [
+        ("So my LLC flower shop filed ch 7 the day after the 4th of July, 2016.", "filing_date",
+         date(2016, 7, 5)),
+        ("I filed my petition under Chapter 7 on the third of March, 1999. On the fifteenth of "
+         "January, 1999 I repaid my nephew four hundred and fifty dollars.", "transfer_date",
+         date(1999, 1, 15)),
+        ("The firm filed on the 16th of October, 1996. It owes me $3,900 in wages for the week "
+         "ending the 6th of September, 1996.", "wages_earned_date", date(1996, 9, 6)),
+        ("2 months before we paid our nail gun guy $5,000.00, 5 grand, only thing we ever paid "
+         "him.", "transfer_amount", 5_000),
+        ("Involuntary: three creditors signed: Keene Sand Co. ($4,000, unsecured), Delta Freight "
+         "($3,500, unsecured) and Harbor Equipment Finance, whose $30,000 claim is secured by a "
+         "lien on a furnace the petition values at $25,000.", "unsecured_claims_total", 12_500),
+        ("The trustee's preference complaint seeks $5,400 in total transfers.", "transfer_amount",
+         5_400),
+        ("I have never been a stockbroker or anything of the kind. Chapter 13?",
+         "debtor_stockbroker_or_commodity_broker", False),
+        ("Erin Pratt, a consultant owed $48,000, is the daughter of Mayor Tom Pratt. Is she an "
+         "insider of the village in its chapter 9?", "relationship",
+         "relative_of_elected_official"),
+        ("The mill filed on the 9th of February, 2001. They owe me four thousand six hundred "
+         "dollars in salary. My neighbour says the priority for wages is four thousand dollars.",
+         "wage_claim_amount", 4_600),
+    ],
+)
+def test_phrasings_of_check110_to_check113(question: str, name: str, value: object) -> None:
+    assert parse(question).fact_values().get(name) == value
+
+
+@pytest.mark.parametrize(
+    ("question", "absent"),
+    [
+        ("dunno whats normal in the car wash supply industry, nobody's told me.",
+         "ordinary_business_terms"),
+        ("The University has not yet obtained any information on payment terms in the "
+         "industry.", "ordinary_business_terms"),
+        ("Involuntary: two of the claims total $9,000; the third petitioner's claim amount is "
+         "still being reconciled.", "unsecured_claims_total"),
+        ("The article never says who that person is or how they're connected - director? "
+         "officer? Is that lender an insider?", "relationship"),
+        ("I have not been able to confirm whether the University holds any Pinecrest stock or "
+         "has any other connection to Pinecrest. Insider?", "relationship"),
+    ],
+)
+def test_what_check110_to_check113_left_open(question: str, absent: str) -> None:
+    assert absent not in parse(question).fact_values()
