@@ -33,7 +33,8 @@ fact is left open, and no other reader fills it.
   fact whose keywords occur nearest in the sentence takes it, else the default one. Weeks x 7,
   months x 30, years x 365 (`approximate=True`).
 - counts: the declared patterns, with a group `n` (the count) or `others` (the asker and that
-  many others: "me and two other subs" is 3).
+  many others: "me and two other subs" is 3), less the numbers the declared `less` words give
+  after it in its sentence ("15 creditors, but 5 of them are its own cooks" is 10).
 - dates: a day whose words say what it is the date of (the date fact whose declared keywords
   occur nearest in its sentence: "jewelry bought on May 1, 2020"), else the date fact its
   role declares (filing, transfer); of several days of a fact declared `earliest` (what the
@@ -205,8 +206,9 @@ _HEADER_LINE = re.compile(r"[ \t]*(?:subject|re|fwd?)\s*:", re.I)
 _REFERRED = re.compile(r"\b(?:its|his|her|their)\s+$", re.I)
 # between an amount and the same amount said again: "fifteen grand ($15,000)"
 _RESTATED_AMOUNT = re.compile(r"\s*\(\s*")
-# between an amount and the same amount said in words: "$7,500, seven thousand five hundred"
-_RESTATED_WORDS = re.compile(r"\s*(?:,|-+|–|—)\s*(?:(?:that\s+is|i\.e\.),?\s+)?")
+# between an amount and the same amount said again in another form: "$7,500, seven thousand
+# five hundred", "$5,000.00, 5 grand"
+_RESTATED_JOIN = re.compile(r"\s*(?:,|-+|–|—)\s*(?:(?:that\s+is|i\.e\.),?\s+)?")
 # a sum's result: "$7,000 + $5,500 + $3,275 = $15,775"
 _SUM_EQUALS = re.compile(r"(?<![<>!=])=\s*$")
 # one amount that counts several times: "two cash advances of $700.00 each", "three payments
@@ -673,12 +675,12 @@ class FactReader:
                 for bm in rx.finditer(q):
                     before[inside.get(bm.end(), bm.end())] = spec
         deducted: dict[str, list[re.Match[str]]] = {}  # amounts the words after take off
-        # an amount said again in another form right after it ("$7,500, seven thousand five hundred,
-        # for old bills") is one amount, and the words after the second are its words
+        # an amount said again in another form right after it ("$7,500, seven thousand five
+        # hundred, for old bills") is one amount, and the words after the second are its words
         said_to: dict[int, int] = {}  # the end of an amount -> the end of it said again
         once: list[re.Match[str]] = []
         for m in amounts:
-            if once and _restated_in_words(q, once[-1], m):
+            if once and _said_again_in_other_form(q, once[-1], m):
                 said_to[once[-1].end()] = m.end()
             else:
                 once.append(m)
@@ -934,11 +936,11 @@ def _each_times(q: str, group: list[re.Match[str]], end: int) -> int:
     return number_value(m["n"]) if m else 1
 
 
-def _restated_in_words(q: str, first: re.Match[str], m: re.Match[str]) -> bool:
+def _said_again_in_other_form(q: str, first: re.Match[str], m: re.Match[str]) -> bool:
     """`m` says `first` again in another form right after it: "$7,500, seven thousand five
     hundred", "$5,000.00, 5 grand" (in parentheses, `_said_again`)."""
     return (amount_value(first) == amount_value(m) and first[0] != m[0]
-            and bool(_RESTATED_WORDS.fullmatch(q, first.end(), m.start())))
+            and bool(_RESTATED_JOIN.fullmatch(q, first.end(), m.start())))
 
 
 def _total_of_parts(q: str, found: list[QueryFact], name: str, total: re.Pattern[str],
