@@ -64,6 +64,7 @@ from dataclasses import dataclass
 from datetime import date, timedelta
 
 from structfirst.ingest.uscode import MONTHS
+from structfirst.rules.fact_schema import NUMBER_WORDS, TENS_WORDS, W99
 from structfirst.rules.functions import weekday_holiday
 
 Span = tuple[int, int]
@@ -90,15 +91,9 @@ _ORD_WORDS |= {f"twenty{sep}{w}": 20 + i for sep in (" ", "-") for w, i in _ORD_
 _ORD_WORDS |= {"thirtieth": 30, "thirty-first": 31, "thirty first": 31}
 # a year in words: "two thousand twenty-two", "twenty twenty", "twenty oh five", "nineteen
 # ninety-nine"
-_ONES = ("one", "two", "three", "four", "five", "six", "seven", "eight", "nine")
-_TEENS = ("ten", "eleven", "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen",
-          "eighteen", "nineteen")
-_TENS = ("twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety")
-_W99 = (rf"(?:(?:{'|'.join(_TENS)})(?:[\s-](?:{'|'.join(_ONES)}))?|{'|'.join(_TEENS)}|"
-        rf"{'|'.join(_ONES)})")
-_OH_ONES = rf"oh[\s-](?:{'|'.join(_ONES)})"
-_YEAR_WORDS = (rf"(?:two\s+thousand(?:\s+(?:and\s+)?{_W99})?|twenty[\s-](?:{_OH_ONES}|{_W99})|"
-               rf"nineteen[\s-](?:{_OH_ONES}|{_W99}))")
+_OH_ONES = rf"oh[\s-](?:{'|'.join(NUMBER_WORDS[1:10])})"
+_YEAR_WORDS = (rf"(?:two\s+thousand(?:\s+(?:and\s+)?{W99})?|twenty[\s-](?:{_OH_ONES}|{W99})|"
+               rf"nineteen[\s-](?:{_OH_ONES}|{W99}))")
 _DAY_WORD = "(?:" + "|".join(sorted((re.escape(w).replace(r"\ ", r"\s+") for w in _ORD_WORDS),
                                     key=len, reverse=True)) + ")"
 # a month's name and a day ("April 10", "Sept. 3rd")
@@ -273,8 +268,8 @@ class DateMention:
 def _year_in_words(text: str) -> int:
     """The year `_YEAR_WORDS` matched: "two thousand five", "twenty twenty", "nineteen oh two"."""
     words = [w for w in text.lower().replace("-", " ").split() if w not in ("and", "oh")]
-    numbers = {w: i for i, w in enumerate(_ONES, 1)} | {w: i for i, w in enumerate(_TEENS, 10)}
-    numbers |= {w: 10 * i for i, w in enumerate(_TENS, 2)}
+    numbers = {w: i for i, w in enumerate(NUMBER_WORDS)}
+    numbers |= {w: 10 * i for i, w in enumerate(TENS_WORDS, 2)}
     if words[:2] == ["two", "thousand"]:
         return 2000 + sum(numbers[w] for w in words[2:])
     return 100 * numbers[words[0]] + sum(numbers[w] for w in words[1:])

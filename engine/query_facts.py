@@ -67,7 +67,15 @@ from structfirst.engine.query_dates import (
     DateMention,
     Span,
 )
-from structfirst.rules.fact_schema import MACROS, FactSpec, FactType, Vocabulary, expand_pattern
+from structfirst.rules.fact_schema import (
+    MACROS,
+    NUMBER_WORDS,
+    TENS_WORDS,
+    FactSpec,
+    FactType,
+    Vocabulary,
+    expand_pattern,
+)
 
 NUM = MACROS["{NUM}"]
 _BOUND = re.compile(
@@ -462,11 +470,8 @@ _MAYBE_LEAD = re.compile(r"\b(?:(?:might|may|could)\s+(?:just\s+|also\s+|even\s+
                          r"(?:[\w-]+\s+){0,2}(?:(?<=\blike\s)(?:an?|the)\s+)?$",
                          re.I)
 
-_SMALL = {w: i for i, w in enumerate(
-    "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen "
-    "fifteen sixteen seventeen eighteen nineteen".split())}
-_TENS = {w: 10 * i for i, w in enumerate(
-    "twenty thirty forty fifty sixty seventy eighty ninety".split(), 2)}
+_SMALL = {w: i for i, w in enumerate(NUMBER_WORDS)}
+_TENS = {w: 10 * i for i, w in enumerate(TENS_WORDS, 2)}
 
 
 def number_value(text: str) -> int:

@@ -171,9 +171,13 @@ class CrossEncoderScorer:
 
     def model_for(self, text: str) -> Any:
         """The fold model that left `text` out of its training (the query text may carry
-        citation forms after the question), else the full model."""
-        for question, fold_model in self.held_out.items():
-            if text == question or text.startswith(question + " "):
+        citation forms after the question: its prefixes up to a space are looked up), else the
+        full model."""
+        if not self.held_out:
+            return self.model
+        for end in [len(text), *(i for i in range(len(text) - 1, 0, -1) if text[i] == " ")]:
+            fold_model = self.held_out.get(text[:end])
+            if fold_model is not None:
                 return fold_model
         return self.model
 

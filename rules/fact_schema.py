@@ -449,13 +449,16 @@ def _patterns(stated: Mapping[str, Any]) -> Iterable[tuple[str, str]]:
 
 # pattern macros shared by every declaration: a number in digits or words, a negation, an
 # apostrophe
-_SMALL_WORDS = ("nineteen|eighteen|seventeen|sixteen|fifteen|fourteen|thirteen|twelve|eleven|"
-                "seven|three|eight|zero|four|five|nine|one|two|six|ten")
-_TENS_WORDS = "twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety"
-_W99 = rf"(?:(?:{_TENS_WORDS})(?:[\s-](?:{_SMALL_WORDS}))?|{_SMALL_WORDS})"
+# the number words, each at its value: zero to nineteen, and the tens from twenty
+NUMBER_WORDS = ("zero one two three four five six seven eight nine ten eleven twelve thirteen "
+                "fourteen fifteen sixteen seventeen eighteen nineteen").split()
+TENS_WORDS = "twenty thirty forty fifty sixty seventy eighty ninety".split()
+_SMALL_WORDS = "|".join(sorted(NUMBER_WORDS, key=len, reverse=True))  # "seventeen" before "seven"
+# a number from zero to ninety-nine in words
+W99 = rf"(?:(?:{'|'.join(TENS_WORDS)})(?:[\s-](?:{_SMALL_WORDS}))?|{_SMALL_WORDS})"
 MACROS = {
-    "{NUM}": rf"(?:\d{{1,3}}(?:,\d{{3}})+|\d+|(?:an?|{_W99})[\s-]hundred"
-             rf"(?:\s+(?:and\s+)?{_W99})?|{_W99}|an?)",
+    "{NUM}": rf"(?:\d{{1,3}}(?:,\d{{3}})+|\d+|(?:an?|{W99})[\s-]hundred"
+             rf"(?:\s+(?:and\s+)?{W99})?|{W99}|an?)",
     # (texted without the apostrophe too: "dont", "wasnt", "cant")
     "{NEG}": r"(?:not|\w*n['’]t|(?:do|does|did|is|was|are|were|has|have|had|ca|could|would|should|"
              r"wo)nt\b|never|neither|nor)",
